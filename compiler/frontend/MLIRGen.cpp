@@ -1,0 +1,551 @@
+//===- MLIRGen.cpp - kernels, functions and statements --------------------===//
+#include "MLIRGenImpl.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Verifier.h"
+
+#include "llvm/ADT/ScopeExit.h"
+
+using namespace tile;
+using namespace tile::ast;
+using llvm::SMLoc;
+using llvm::StringRef;
+using llvm::Twine;
+
+void tile::collectAssigned(const Block &block, std::set<std::string> &names) {
+  for (auto &s : block) {
+    if (auto *a = llvm::dyn_cast<AssignStmt>(s.get()))
+      names.insert(a->name);
+    else if (auto *f = llvm::dyn_cast<ForStmt>(s.get()))
+      collectAssigned(f->body, names);
+    else if (auto *i = llvm::dyn_cast<IfStmt>(s.get())) {
+      collectAssigned(i->thenBody, names);
+      collectAssigned(i->elseBody, names);
+    }
+  }
+}
+
+Val *MLIRGen::lookup(StringRef name) {
+  auto &scopes = frames.back();
+  for (auto it = scopes.rbegin(); it != scopes.rend(); ++it) {
+    auto found = it->find(name.str());
+    if (found != it->end())
+      return &found->second;
+  }
+  return nullptr;
+}
+
+bool MLIRGen::define(SMLoc l, const std::string &name, Val v) {
+  if (lookup(name))
+    return error(l, "'" + name + "' is already defined in this function; assign to it "
+                    "with '" + name + " = ...' instead");
+  frames.back().back()[name] = v;
+  return true;
+}
+
+/// Parses a `-D NAME=VALUE` value or a default for a compile-time parameter.
+static std::optional<Val> parseDefine(MLIRGen &gen, SMLoc l, const Param &p, StringRef text) {
+  StringRef kind = p.type->name;
+  if (kind == "int") {
+    int64_t v;
+    if (text.getAsInteger(0, v))
+      return gen.error(l, "-D " + p.name + "=" + text + ": expected an integer"), std::nullopt;
+    return Val::makeInt(v);
+  }
+  if (kind == "bool") {
+    if (text != "true" && text != "false" && text != "1" && text != "0")
+      return gen.error(l, "-D " + p.name + "=" + text + ": expected true or false"), std::nullopt;
+    return Val::makeBool(text == "true" || text == "1");
+  }
+  bool isUnsigned = false;
+  auto type = gen.parseElementType(text, isUnsigned);
+  if (!type)
+    return gen.error(l, "-D " + p.name + "=" + text +
+                            ": expected a dtype (f32, f16, bf16, f8e4m3, f8e5m2, bool, "
+                            "i8, u8, i16, i32, i64)"),
+           std::nullopt;
+  return Val::makeDtype(*type, isUnsigned);
+}
+
+static bool isCompileTimeKind(const TypeExpr &t) {
+  return !t.pointee && (t.name == "int" || t.name == "bool" || t.name == "dtype");
+}
+
+/// Checks that a compile-time value has the declared kind.
+static bool checkCtKind(MLIRGen &gen, SMLoc l, const Param &p, const Val &v) {
+  StringRef kind = p.type->name;
+  bool ok = (kind == "int" && v.kind == Val::Kind::Int) ||
+            (kind == "bool" && v.kind == Val::Kind::Bool) ||
+            (kind == "dtype" && v.kind == Val::Kind::Dtype);
+  if (!ok)
+    return gen.error(l, "compile-time parameter '" + p.name + "' of kind " + kind +
+                            " cannot take " + gen.describe(v));
+  return true;
+}
+
+mlir::OwningOpRef<mlir::ModuleOp>
+MLIRGen::generate(StringRef kernelName, const std::map<std::string, std::string> &defines,
+                  KernelSignature *signature) {
+  const Function *kernel = nullptr;
+  std::vector<std::string> kernels;
+  for (auto &f : module.functions)
+    if (f->isKernel)
+      kernels.push_back(f->name);
+  if (kernelName.empty()) {
+    if (kernels.size() != 1) {
+      std::string names = llvm::join(kernels, ", ");
+      diags.error(SMLoc::getFromPointer(diags.getSourceMgr()
+                                            .getMemoryBuffer(diags.getSourceMgr().getMainFileID())
+                                            ->getBufferStart()),
+                  kernels.empty() ? Twine("the file defines no kernel")
+                                  : "the file defines " + Twine(kernels.size()) +
+                                        " kernels (" + names + "); choose one with --kernel");
+      return nullptr;
+    }
+    kernelName = kernels.front();
+  }
+  for (auto &f : module.functions)
+    if (f->isKernel && f->name == kernelName)
+      kernel = f.get();
+  if (!kernel) {
+    diags.error(SMLoc::getFromPointer(
+                    diags.getSourceMgr().getMemoryBuffer(diags.getSourceMgr().getMainFileID())
+                        ->getBufferStart()),
+                "no kernel named '" + kernelName + "' (the file defines: " +
+                    llvm::join(kernels, ", ") + ")");
+    return nullptr;
+  }
+
+  frames.emplace_back();
+  frames.back().emplace_back();
+  callStack.push_back(kernel);
+  std::set<std::string> used;
+  for (auto &p : kernel->ctParams) {
+    if (!isCompileTimeKind(*p.type)) {
+      error(p.type->loc, "compile-time parameter '" + p.name +
+                             "' must have kind int, bool or dtype, not '" +
+                             (p.type->pointee ? "ptr" : p.type->name) + "'");
+      return nullptr;
+    }
+    std::optional<Val> v;
+    auto it = defines.find(p.name);
+    if (it != defines.end()) {
+      used.insert(p.name);
+      v = parseDefine(*this, p.loc, p, it->second);
+    } else if (p.defaultValue) {
+      v = genExpr(*p.defaultValue);
+      if (v && v->kind == Val::Kind::Runtime) {
+        error(p.defaultValue->getLoc(), "default of '" + p.name + "' is not a compile-time value");
+        return nullptr;
+      }
+    } else {
+      error(p.loc, "compile-time parameter '" + p.name + "' has no default; pass -D " +
+                       p.name + "=VALUE");
+      return nullptr;
+    }
+    if (!v || !checkCtKind(*this, p.loc, p, *v) || !define(p.loc, p.name, *v))
+      return nullptr;
+  }
+  for (auto &[name, value] : defines) {
+    if (!used.count(name)) {
+      error(kernel->loc, "-D " + name + "=" + value + ": kernel '" + kernel->name +
+                             "' has no compile-time parameter named '" + name + "'");
+      return nullptr;
+    }
+  }
+
+  std::vector<mlir::Type> argTypes;
+  std::vector<bool> argUnsigned;
+  signature->name = kernel->name;
+  for (auto &p : kernel->params) {
+    if (isCompileTimeKind(*p.type)) {
+      error(p.type->loc, "kernel parameter '" + p.name + "' of kind '" + p.type->name +
+                             "' must be declared in '<...>' as a compile-time parameter");
+      return nullptr;
+    }
+    bool isUnsigned = false;
+    auto type = resolveType(*p.type, isUnsigned);
+    if (!type)
+      return nullptr;
+    argTypes.push_back(*type);
+    argUnsigned.push_back(isUnsigned);
+    auto ptrType = llvm::dyn_cast<mlir::tileir::PointerType>(*type);
+    mlir::Type elem = ptrType ? ptrType.getPointee() : *type;
+    ScalarKind kind = ScalarKind::F32;
+    if (elem.isF16())
+      kind = ScalarKind::F16;
+    else if (elem.isBF16())
+      kind = ScalarKind::BF16;
+    else if (llvm::isa<mlir::Float8E4M3FNType>(elem))
+      kind = ScalarKind::F8E4M3;
+    else if (llvm::isa<mlir::Float8E5M2Type>(elem))
+      kind = ScalarKind::F8E5M2;
+    else if (elem.isInteger(1))
+      kind = ScalarKind::I1;
+    else if (elem.isInteger(8))
+      kind = isUnsigned ? ScalarKind::U8 : ScalarKind::I8;
+    else if (elem.isInteger(16))
+      kind = ScalarKind::I16;
+    else if (elem.isInteger(32))
+      kind = ScalarKind::I32;
+    else if (elem.isInteger(64))
+      kind = ScalarKind::I64;
+    signature->params.push_back({p.name, kind, ptrType != nullptr});
+  }
+
+  mlir::OwningOpRef<mlir::ModuleOp> moduleOp = mlir::ModuleOp::create(loc(kernel->loc));
+  builder.setInsertionPointToEnd(moduleOp->getBody());
+  auto funcType = builder.getFunctionType(argTypes, {});
+  auto func = mlir::func::FuncOp::create(builder, loc(kernel->loc), kernel->name, funcType);
+  func->setAttr("tile.kernel", builder.getUnitAttr());
+  mlir::Block *entry = func.addEntryBlock();
+  builder.setInsertionPointToStart(entry);
+  for (auto [i, p] : llvm::enumerate(kernel->params))
+    if (!define(p.loc, p.name, Val::makeRuntime(entry->getArgument(i), argUnsigned[i])))
+      return nullptr;
+  for (auto &s : kernel->body) {
+    if (auto *ret = llvm::dyn_cast<ReturnStmt>(s.get())) {
+      if (ret->value) {
+        error(ret->getLoc(), "a kernel returns nothing; write results through pointers");
+        return nullptr;
+      }
+    }
+  }
+  if (!genBlock(kernel->body))
+    return nullptr;
+  mlir::func::ReturnOp::create(builder, loc(kernel->endLoc));
+  if (mlir::failed(mlir::verify(*moduleOp))) {
+    error(kernel->loc, "internal error: the generated tile IR does not verify");
+    return nullptr;
+  }
+  return moduleOp;
+}
+
+bool MLIRGen::genBlock(const Block &block) {
+  frames.back().emplace_back();
+  bool ok = true;
+  for (auto &s : block) {
+    if (!genStmt(*s)) {
+      ok = false;
+      break;
+    }
+  }
+  frames.back().pop_back();
+  return ok;
+}
+
+bool MLIRGen::genStmt(const Stmt &stmt) {
+  switch (stmt.getKind()) {
+  case Stmt::Kind::Let: {
+    auto &let = llvm::cast<LetStmt>(stmt);
+    auto v = genExpr(*let.value);
+    if (!v)
+      return false;
+    if (v->kind == Val::Kind::Dtype && let.type)
+      return error(let.getLoc(), "a dtype value cannot have a type annotation");
+    if (let.type) {
+      bool isUnsigned = false;
+      auto type = resolveType(*let.type, isUnsigned);
+      if (!type)
+        return false;
+      if (v->isConst()) {
+        v = materialize(let.value->getLoc(), *v, *type, isUnsigned);
+        if (!v)
+          return false;
+      }
+      mlir::Type elem = mlir::getElementTypeOrSelf(v->value.getType());
+      if (elem != *type || v->isUnsigned != isUnsigned)
+        return error(let.value->getLoc(), "'" + let.name + "' is declared " +
+                                              typeName(*type, isUnsigned) + " but the value is " +
+                                              describe(*v));
+    }
+    return define(let.getLoc(), let.name, *v);
+  }
+  case Stmt::Kind::Assign: {
+    auto &a = llvm::cast<AssignStmt>(stmt);
+    Val *var = lookup(a.name);
+    if (!var)
+      return error(a.getLoc(), "assignment to undefined variable '" + a.name +
+                                   "'; declare it with 'let " + a.name + " = ...'");
+    auto v = genExpr(*a.value);
+    if (!v)
+      return false;
+    if (a.op != "=") {
+      v = genBinary(a.getLoc(), StringRef(a.op).drop_back(), *var, *v);
+      if (!v)
+        return false;
+    }
+    if (var->isConst() && v->isConst()) {
+      if (var->kind != v->kind)
+        return error(a.value->getLoc(), "cannot assign " + describe(*v) + " to '" + a.name +
+                                            "' which holds " + describe(*var));
+      *var = *v;
+      return true;
+    }
+    if (var->kind == Val::Kind::Dtype || v->kind == Val::Kind::Dtype)
+      return error(a.value->getLoc(), "dtype variables cannot be reassigned");
+    if (var->isConst()) {
+      // The variable changes at run time: from here on it is a runtime value.
+      auto natural = materializeNatural(a.getLoc(), *var);
+      if (!natural)
+        return false;
+      *var = *natural;
+    }
+    mlir::Type want = var->value.getType();
+    if (v->isConst()) {
+      v = materialize(a.value->getLoc(), *v, mlir::getElementTypeOrSelf(want),
+                      var->isUnsigned);
+      if (!v)
+        return false;
+      if (auto shaped = llvm::dyn_cast<mlir::RankedTensorType>(want))
+        v->value = broadcastTo(a.getLoc(), v->value, shaped.getShape());
+    }
+    if (v->value.getType() != want || v->isUnsigned != var->isUnsigned)
+      return error(a.value->getLoc(), "cannot assign " + describe(*v) + " to '" + a.name +
+                                          "' of type " + describe(*var) +
+                                          " (a variable keeps its type and shape)");
+    var->value = v->value;
+    return true;
+  }
+  case Stmt::Kind::For:
+    return genFor(llvm::cast<ForStmt>(stmt));
+  case Stmt::Kind::If:
+    return genIf(llvm::cast<IfStmt>(stmt));
+  case Stmt::Kind::Return:
+    return error(stmt.getLoc(), "'return' must be the last statement of a function");
+  case Stmt::Kind::StaticAssert: {
+    auto &sa = llvm::cast<StaticAssertStmt>(stmt);
+    auto v = genExpr(*sa.cond);
+    if (!v)
+      return false;
+    if (v->kind != Val::Kind::Bool)
+      return error(sa.cond->getLoc(), "static_assert needs a compile-time bool condition, got " +
+                                          describe(*v));
+    if (!v->b)
+      return error(sa.getLoc(), "static assertion failed" +
+                                    (sa.message.empty() ? Twine("") : ": " + sa.message));
+    return true;
+  }
+  case Stmt::Kind::ExprStmt:
+    return genExpr(*llvm::cast<ExprStmt>(stmt).expr).has_value();
+  }
+  return false;
+}
+
+/// Variables assigned in `body` that live outside it, with runtime values
+/// (compile-time values are materialised first). Sorted: deterministic IR.
+static std::optional<std::vector<std::string>>
+carriedVars(MLIRGen &gen, SMLoc l, const std::vector<const Block *> &bodies) {
+  std::set<std::string> assigned;
+  for (auto *b : bodies)
+    collectAssigned(*b, assigned);
+  std::vector<std::string> carried;
+  for (auto &name : assigned) {
+    Val *v = gen.lookup(name);
+    if (!v)
+      continue; // declared inside the body; reported when generated
+    if (v->kind == Val::Kind::Dtype)
+      return gen.error(l, "dtype variable '" + name + "' cannot change at run time"),
+             std::nullopt;
+    if (v->isConst()) {
+      auto natural = gen.materializeNatural(l, *v);
+      if (!natural)
+        return std::nullopt;
+      *v = *natural;
+    }
+    carried.push_back(name);
+  }
+  return carried;
+}
+
+/// Builders add an empty scf.yield to result-less regions; the generator
+/// writes its own.
+static void eraseTerminator(mlir::Block *block) {
+  if (!block->empty() && llvm::isa<mlir::scf::YieldOp>(block->back()))
+    block->back().erase();
+}
+
+bool MLIRGen::genFor(const ForStmt &stmt) {
+  auto start = genExpr(*stmt.start), end = genExpr(*stmt.end);
+  if (!start || !end)
+    return false;
+  std::optional<Val> step = Val::makeInt(1);
+  if (stmt.step && !(step = genExpr(*stmt.step)))
+    return false;
+  if (step->kind == Val::Kind::Int && step->i <= 0)
+    return error(stmt.step->getLoc(), "range step must be positive, got " + Twine(step->i));
+  std::vector<Val *> bounds = {&*start, &*end, &*step};
+  for (Val *b : bounds) {
+    bool isInt = b->kind == Val::Kind::Int ||
+                 (b->isRuntime() && llvm::isa<mlir::IntegerType>(b->value.getType()) &&
+                  !b->value.getType().isInteger(1));
+    if (!isInt)
+      return error(stmt.getLoc(), "range bounds must be scalar integers, got " + describe(*b));
+  }
+  if (!unify(stmt.getLoc(), "range bounds", bounds, true))
+    return false;
+  auto carried = carriedVars(*this, stmt.getLoc(), {&stmt.body});
+  if (!carried)
+    return false;
+  std::vector<mlir::Value> inits;
+  for (auto &name : *carried)
+    inits.push_back(lookup(name)->value);
+
+  auto forOp = mlir::scf::ForOp::create(builder, loc(stmt.getLoc()), start->value, end->value,
+                                        step->value, inits);
+  mlir::OpBuilder::InsertionGuard guard(builder);
+  eraseTerminator(forOp.getBody());
+  builder.setInsertionPointToStart(forOp.getBody());
+  std::map<std::string, Val> saved;
+  for (auto [i, name] : llvm::enumerate(*carried)) {
+    Val *v = lookup(name);
+    saved[name] = *v;
+    v->value = forOp.getRegionIterArg(i);
+  }
+  frames.back().emplace_back();
+  bool ok = define(stmt.varLoc, stmt.var, Val::makeRuntime(forOp.getInductionVar(),
+                                                            start->isUnsigned)) &&
+            genBlock(stmt.body);
+  frames.back().pop_back();
+  if (!ok)
+    return false;
+  std::vector<mlir::Value> yields;
+  for (auto &name : *carried)
+    yields.push_back(lookup(name)->value);
+  mlir::scf::YieldOp::create(builder, loc(stmt.getLoc()), yields);
+  for (auto [i, name] : llvm::enumerate(*carried))
+    lookup(name)->value = forOp.getResult(i);
+  return true;
+}
+
+bool MLIRGen::genIf(const IfStmt &stmt) {
+  auto cond = genExpr(*stmt.cond);
+  if (!cond)
+    return false;
+  if (cond->kind == Val::Kind::Bool) // compile-time if: only the taken branch exists
+    return genBlock(cond->b ? stmt.thenBody : stmt.elseBody);
+  if (!cond->isRuntime() || !cond->value.getType().isInteger(1))
+    return error(stmt.cond->getLoc(), "'if' needs a scalar bool condition, got " +
+                                          describe(*cond) +
+                                          (cond->isRuntime() && llvm::isa<mlir::ShapedType>(
+                                                                    cond->value.getType())
+                                               ? " (use where() for tiles)"
+                                               : ""));
+  auto carried = carriedVars(*this, stmt.getLoc(), {&stmt.thenBody, &stmt.elseBody});
+  if (!carried)
+    return false;
+  std::vector<mlir::Type> types;
+  std::map<std::string, Val> before;
+  for (auto &name : *carried) {
+    before[name] = *lookup(name);
+    types.push_back(before[name].value.getType());
+  }
+  auto ifOp = mlir::scf::IfOp::create(builder, loc(stmt.getLoc()), types, cond->value,
+                                      /*withElseRegion=*/true);
+  mlir::OpBuilder::InsertionGuard guard(builder);
+  for (int branch = 0; branch < 2; ++branch) {
+    mlir::Block *block = branch == 0 ? ifOp.thenBlock() : ifOp.elseBlock();
+    eraseTerminator(block);
+    builder.setInsertionPointToEnd(block);
+    for (auto &name : *carried)
+      *lookup(name) = before[name];
+    if (!genBlock(branch == 0 ? stmt.thenBody : stmt.elseBody))
+      return false;
+    std::vector<mlir::Value> yields;
+    for (auto &name : *carried)
+      yields.push_back(lookup(name)->value);
+    mlir::scf::YieldOp::create(builder, loc(stmt.endLoc), yields);
+  }
+  for (auto [i, name] : llvm::enumerate(*carried))
+    lookup(name)->value = ifOp.getResult(i);
+  return true;
+}
+
+std::optional<Val> MLIRGen::inlineCall(const Function &fn, const CallExpr &call,
+                                       std::vector<Val> args) {
+  if (llvm::is_contained(callStack, &fn))
+    return error(call.getLoc(), "recursive call to '" + fn.name +
+                                    "': functions are inlined and cannot recurse"),
+           std::nullopt;
+  if (callStack.size() >= 64)
+    return error(call.getLoc(), "calls nested deeper than 64 functions"), std::nullopt;
+  if (args.size() != fn.params.size())
+    return error(call.getLoc(), "'" + fn.name + "' takes " + Twine(fn.params.size()) +
+                                    " arguments, got " + Twine(args.size())),
+           std::nullopt;
+  if (fn.body.empty() || !llvm::isa<ReturnStmt>(fn.body.back().get()) ||
+      !llvm::cast<ReturnStmt>(fn.body.back().get())->value)
+    return error(fn.endLoc, "function '" + fn.name + "' must end with 'return <value>;'"),
+           std::nullopt;
+
+  frames.emplace_back();
+  frames.back().emplace_back();
+  callStack.push_back(&fn);
+  llvm::scope_exit cleanup([&] {
+    frames.pop_back();
+    callStack.pop_back();
+  });
+  for (auto [i, p] : llvm::enumerate(fn.params)) {
+    Val arg = args[i];
+    SMLoc argLoc = call.args[i]->getLoc();
+    if (isCompileTimeKind(*p.type)) {
+      if (!checkCtKind(*this, argLoc, p, arg))
+        return std::nullopt;
+    } else {
+      bool isUnsigned = false;
+      auto type = resolveType(*p.type, isUnsigned);
+      if (!type)
+        return std::nullopt;
+      if (arg.isConst()) {
+        auto m = materialize(argLoc, arg, *type, isUnsigned);
+        if (!m)
+          return std::nullopt;
+        arg = *m;
+      }
+      if (!arg.isRuntime() ||
+          mlir::getElementTypeOrSelf(arg.value.getType()) != *type ||
+          arg.isUnsigned != isUnsigned)
+        return error(argLoc, "argument '" + p.name + "' of '" + fn.name + "' must have " +
+                                 "element type " + typeName(*type, isUnsigned) + ", got " +
+                                 describe(arg)),
+               std::nullopt;
+    }
+    if (!define(p.loc, p.name, arg))
+      return std::nullopt;
+  }
+  frames.back().emplace_back();
+  for (size_t i = 0; i + 1 < fn.body.size(); ++i)
+    if (!genStmt(*fn.body[i]))
+      return std::nullopt;
+  auto &ret = llvm::cast<ReturnStmt>(*fn.body.back());
+  auto result = genExpr(*ret.value);
+  if (!result)
+    return std::nullopt;
+  bool isUnsigned = false;
+  auto retType = resolveType(*fn.returnType, isUnsigned);
+  if (!retType)
+    return std::nullopt;
+  if (result->isConst()) {
+    result = materialize(ret.value->getLoc(), *result, *retType, isUnsigned);
+    if (!result)
+      return std::nullopt;
+  }
+  if (!result->isRuntime() ||
+      mlir::getElementTypeOrSelf(result->value.getType()) != *retType ||
+      result->isUnsigned != isUnsigned)
+    return error(ret.value->getLoc(), "'" + fn.name + "' returns " +
+                                          typeName(*retType, isUnsigned) + " but this is " +
+                                          describe(*result)),
+           std::nullopt;
+  return result;
+}
+
+mlir::OwningOpRef<mlir::ModuleOp>
+tile::generateKernel(const Module &module, Diagnostics &diags, mlir::MLIRContext &context,
+                     StringRef kernelName, const std::map<std::string, std::string> &defines,
+                     KernelSignature *signature) {
+  MLIRGen gen(module, diags, context);
+  return gen.generate(kernelName, defines, signature);
+}

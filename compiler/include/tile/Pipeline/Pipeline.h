@@ -1,0 +1,35 @@
+//===- Pipeline.h - from source text to each stage --------------*- C++ -*-===//
+#ifndef TILE_PIPELINE_PIPELINE_H
+#define TILE_PIPELINE_PIPELINE_H
+
+#include "tile/Frontend/MLIRGen.h"
+#include "tile/Tile.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
+
+namespace tile {
+
+/// A context with every dialect, interface and translation tilec uses.
+std::unique_ptr<mlir::MLIRContext> createContext();
+
+/// Adds the host lowering after tile IR: bufferized loops when `toLLVM` is
+/// false, the LLVM dialect when it is true.
+void buildHostPipeline(mlir::OpPassManager &pm, bool toLLVM);
+
+/// The generated kernel and its signature, or the diagnostics text.
+struct FrontendOutput {
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  KernelSignature signature;
+};
+Result<std::shared_ptr<FrontendOutput>> runFrontend(const std::string &source,
+                                                    const std::string &fileName,
+                                                    const CompileOptions &options,
+                                                    mlir::MLIRContext &context);
+
+/// Runs `pm` on `module`; MLIR diagnostics come back as the error text.
+std::string runPasses(mlir::PassManager &pm, mlir::ModuleOp module);
+
+} // namespace tile
+
+#endif // TILE_PIPELINE_PIPELINE_H

@@ -1,0 +1,30 @@
+//===- Passes.h - tile compiler passes --------------------------*- C++ -*-===//
+#ifndef TILE_TRANSFORMS_PASSES_H
+#define TILE_TRANSFORMS_PASSES_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Pass/Pass.h"
+
+namespace mlir {
+class DialectRegistry;
+namespace tileir {
+
+#define GEN_PASS_DECL
+#include "tile/Transforms/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "tile/Transforms/Passes.h.inc"
+
+/// The dialects that tile IR uses (tile, arith, math, scf, func).
+void registerTileDialects(DialectRegistry &registry);
+
+} // namespace tileir
+} // namespace mlir
+
+#endif // TILE_TRANSFORMS_PASSES_H

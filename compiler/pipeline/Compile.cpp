@@ -1,0 +1,201 @@
+//===- Compile.cpp - the embedding API's stages ---------------------------===//
+#include "tile/Pipeline/Pipeline.h"
+
+#include "tile/Dialect/TileDialect.h"
+#include "tile/Frontend/Parser.h"
+#include "tile/Transforms/Passes.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Arith/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/FuncBufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/Linalg/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRefMemorySlot.h"
+#include "mlir/Dialect/MemRef/Transforms/AllocationOpInterfaceImpl.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/UB/IR/UBOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "mlir/Transforms/Passes.h"
+
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+using namespace tile;
+
+std::unique_ptr<mlir::MLIRContext> tile::createContext() {
+  mlir::DialectRegistry registry;
+  mlir::tileir::registerTileDialects(registry);
+  registry.insert<mlir::bufferization::BufferizationDialect, mlir::cf::ControlFlowDialect,
+                  mlir::linalg::LinalgDialect, mlir::LLVM::LLVMDialect,
+                  mlir::memref::MemRefDialect, mlir::tensor::TensorDialect,
+                  mlir::ub::UBDialect>();
+  mlir::arith::registerBufferizableOpInterfaceExternalModels(registry);
+  mlir::linalg::registerBufferizableOpInterfaceExternalModels(registry);
+  mlir::scf::registerBufferizableOpInterfaceExternalModels(registry);
+  mlir::tensor::registerBufferizableOpInterfaceExternalModels(registry);
+  mlir::bufferization::func_ext::registerBufferizableOpInterfaceExternalModels(registry);
+  mlir::memref::registerAllocationOpInterfaceExternalModels(registry);
+  mlir::registerBuiltinDialectTranslation(registry);
+  mlir::registerLLVMDialectTranslation(registry);
+  auto context = std::make_unique<mlir::MLIRContext>(registry);
+  context->loadAllAvailableDialects();
+  return context;
+}
+
+void tile::buildHostPipeline(mlir::OpPassManager &pm, bool toLLVM) {
+  pm.addPass(mlir::tileir::createConvertTileToHost());
+  pm.addPass(mlir::createCanonicalizerPass());
+  pm.addPass(mlir::createCSEPass());
+  pm.addPass(mlir::createConvertElementwiseToLinalgPass());
+  pm.addPass(mlir::createLinalgElementwiseOpFusionPass());
+  pm.addPass(mlir::createCanonicalizerPass());
+  mlir::bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  pm.addPass(mlir::bufferization::createOneShotBufferizePass(bufferize));
+  mlir::bufferization::buildBufferDeallocationPipeline(pm);
+  pm.addPass(mlir::createConvertLinalgToLoopsPass());
+  pm.addPass(mlir::createCanonicalizerPass());
+  pm.addPass(mlir::createCSEPass());
+  if (!toLLVM)
+    return;
+  pm.addPass(mlir::createLowerAffinePass());
+  pm.addPass(mlir::createSCFToControlFlowPass());
+  pm.addPass(mlir::memref::createExpandStridedMetadataPass());
+  mlir::arith::ArithExpandOpsPassOptions expand;
+  expand.includeBf16 = true;
+  pm.addPass(mlir::arith::createArithExpandOpsPass(expand));
+  pm.addPass(mlir::createConvertMathToLibmPass());
+  pm.addPass(mlir::createConvertMathToLLVMPass());
+  pm.addPass(mlir::createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(mlir::createArithToLLVMConversionPass());
+  pm.addPass(mlir::createConvertIndexToLLVMPass());
+  pm.addPass(mlir::createConvertControlFlowToLLVMPass());
+  pm.addPass(mlir::createConvertFuncToLLVMPass());
+  pm.addPass(mlir::createUBToLLVMConversionPass());
+  pm.addPass(mlir::createReconcileUnrealizedCastsPass());
+}
+
+std::string tile::runPasses(mlir::PassManager &pm, mlir::ModuleOp module) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  mlir::ScopedDiagnosticHandler handler(module.getContext(), [&](mlir::Diagnostic &diag) {
+    os << diag.getLocation() << ": " << diag << "\n";
+    return mlir::success();
+  });
+  if (mlir::succeeded(pm.run(module)))
+    return "";
+  return "internal compiler error while lowering:\n" + text;
+}
+
+Result<std::shared_ptr<FrontendOutput>> tile::runFrontend(const std::string &source,
+                                                          const std::string &fileName,
+                                                          const CompileOptions &options,
+                                                          mlir::MLIRContext &context) {
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(source, fileName),
+                               llvm::SMLoc());
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  Diagnostics diags(sourceMgr, os);
+  auto ast = parseModule(diags);
+  if (!ast)
+    return Result<std::shared_ptr<FrontendOutput>>::failure(text);
+  auto out = std::make_shared<FrontendOutput>();
+  out->module = generateKernel(*ast, diags, context, options.kernel, options.defines,
+                               &out->signature);
+  if (!out->module)
+    return Result<std::shared_ptr<FrontendOutput>>::failure(text);
+  return out;
+}
+
+/// Parses `source` and reports syntax errors; for the AST stage only.
+static Result<std::string> dumpAST(const std::string &source, const std::string &fileName) {
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(source, fileName),
+                               llvm::SMLoc());
+  std::string errors;
+  llvm::raw_string_ostream errOs(errors);
+  Diagnostics diags(sourceMgr, errOs);
+  auto ast = parseModule(diags);
+  if (!ast)
+    return Result<std::string>::failure(errors);
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  ast::dump(*ast, os);
+  return text;
+}
+
+Result<std::string> tile::emit(const std::string &source, const std::string &fileName,
+                               const CompileOptions &options, Phase phase) {
+  if (phase == Phase::AST)
+    return dumpAST(source, fileName);
+  if (options.target != "host")
+    return Result<std::string>::failure("unknown target '" + options.target +
+                                        "' (this build supports: host)");
+  auto context = createContext();
+  auto front = runFrontend(source, fileName, options, *context);
+  if (!front)
+    return Result<std::string>::failure(front.message());
+  mlir::ModuleOp module = *(*front)->module;
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  if (phase != Phase::Tile) {
+    mlir::PassManager pm(context.get());
+    buildHostPipeline(pm, phase == Phase::LLVM);
+    std::string err = runPasses(pm, module);
+    if (!err.empty())
+      return Result<std::string>::failure(err);
+  }
+  if (phase != Phase::LLVM) {
+    module.print(os, mlir::OpPrintingFlags().enableDebugInfo(false));
+    return text;
+  }
+  llvm::LLVMContext llvmContext;
+  auto llvmModule = mlir::translateModuleToLLVMIR(module, llvmContext);
+  if (!llvmModule)
+    return Result<std::string>::failure("internal compiler error: translation to LLVM IR failed");
+  llvmModule->print(os, nullptr);
+  return text;
+}
+
+Result<std::vector<std::string>> tile::check(const std::string &source,
+                                             const std::string &fileName,
+                                             const CompileOptions &options) {
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(source, fileName),
+                               llvm::SMLoc());
+  std::string errors;
+  llvm::raw_string_ostream os(errors);
+  Diagnostics diags(sourceMgr, os);
+  auto ast = parseModule(diags);
+  if (!ast)
+    return Result<std::vector<std::string>>::failure(errors);
+  auto context = createContext();
+  std::vector<std::string> kernels;
+  for (auto &fn : ast->functions) {
+    if (!fn->isKernel || (!options.kernel.empty() && fn->name != options.kernel))
+      continue;
+    KernelSignature signature;
+    if (!generateKernel(*ast, diags, *context, fn->name, options.defines, &signature))
+      return Result<std::vector<std::string>>::failure(errors);
+    kernels.push_back(fn->name);
+  }
+  if (kernels.empty())
+    return Result<std::vector<std::string>>::failure(
+        fileName + ": error: " +
+        (options.kernel.empty() ? "the file defines no kernel"
+                                : "no kernel named '" + options.kernel + "'") + "\n");
+  return kernels;
+}

@@ -1,0 +1,109 @@
+//===- TileOps.td - tile dialect operations ----------------*- tablegen -*-===//
+#ifndef TILE_OPS_TD
+#define TILE_OPS_TD
+
+include "tile/Dialect/TileBase.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+
+class Tile_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Tile_Dialect, mnemonic, traits>;
+
+def Tile_ProgramIdOp : Tile_Op<"program_id", [Pure]> {
+  let summary = "index of this program instance along a grid axis";
+  let arguments = (ins ConfinedAttr<I32Attr, [IntNonNegative, IntMaxValue<2>]>:$axis);
+  let results = (outs I32:$result);
+  let assemblyFormat = "$axis attr-dict `:` type($result)";
+}
+
+def Tile_NumProgramsOp : Tile_Op<"num_programs", [Pure]> {
+  let summary = "number of program instances along a grid axis";
+  let arguments = (ins ConfinedAttr<I32Attr, [IntNonNegative, IntMaxValue<2>]>:$axis);
+  let results = (outs I32:$result);
+  let assemblyFormat = "$axis attr-dict `:` type($result)";
+}
+
+def Tile_RangeOp : Tile_Op<"range", [Pure]> {
+  let summary = "1-D tile holding start, start + 1, ..., end - 1";
+  let arguments = (ins I32Attr:$start, I32Attr:$end);
+  let results = (outs 1DTensorOf<[I32]>:$result);
+  let assemblyFormat = "$start `to` $end attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_SplatOp : Tile_Op<"splat", [Pure,
+    TypesMatchWith<"element type matches the scalar", "result", "src",
+                   "::llvm::cast<::mlir::ShapedType>($_self).getElementType()">]> {
+  let summary = "tile with every element equal to a scalar";
+  let arguments = (ins AnyType:$src);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($result)";
+  let hasFolder = 1;
+}
+
+def Tile_BroadcastOp : Tile_Op<"broadcast", [Pure, SameOperandsAndResultElementType]> {
+  let summary = "repeat size-1 dimensions of a tile";
+  let arguments = (ins AnyStaticShapeTensor:$src);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Tile_ExpandDimsOp : Tile_Op<"expand_dims", [Pure, SameOperandsAndResultElementType]> {
+  let summary = "insert a size-1 dimension at `axis`";
+  let arguments = (ins AnyStaticShapeTensor:$src, I32Attr:$axis);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = "$src `,` $axis attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_AddPtrOp : Tile_Op<"addptr", [Pure, AllTypesMatch<["ptr", "result"]>]> {
+  let summary = "advance pointers by element offsets";
+  let arguments = (ins Tile_PtrLike:$ptr, Tile_IntLike:$offset);
+  let results = (outs Tile_PtrLike:$result);
+  let assemblyFormat = "$ptr `,` $offset attr-dict `:` type($ptr) `,` type($offset)";
+  let hasFolder = 1;
+  let hasVerifier = 1;
+}
+
+def Tile_LoadOp : Tile_Op<"load", [AttrSizedOperandSegments,
+    MemoryEffects<[MemRead]>]> {
+  let summary = "load through a pointer or a tile of pointers, under an optional mask";
+  let description = [{
+    Lanes whose mask is false do not touch memory and take `other` (or an
+    undefined value when `other` is absent).
+  }];
+  let arguments = (ins Tile_PtrLike:$ptr, Optional<Tile_BoolLike>:$mask,
+                       Optional<AnyType>:$other);
+  let results = (outs AnyType:$result);
+  let assemblyFormat = [{
+    $ptr (`,` `mask` $mask^ `:` type($mask))? (`,` `other` $other^ `:` type($other))? attr-dict
+    `:` type($ptr) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_StoreOp : Tile_Op<"store", [MemoryEffects<[MemWrite]>]> {
+  let summary = "store through a pointer or a tile of pointers, under an optional mask";
+  let arguments = (ins Tile_PtrLike:$ptr, AnyType:$value, Optional<Tile_BoolLike>:$mask);
+  let assemblyFormat = [{
+    $ptr `,` $value (`,` `mask` $mask^ `:` type($mask))? attr-dict
+    `:` type($ptr) `,` type($value)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_ReduceOp : Tile_Op<"reduce", [Pure, SameOperandsAndResultElementType]> {
+  let summary = "reduce a tile along one axis (sum, max or min)";
+  let description = [{
+    Reducing a 1-D tile gives a scalar; reducing an N-D tile removes `axis`.
+    Floating-point max and min propagate NaN.
+  }];
+  let arguments = (ins AnyStaticShapeTensor:$src, I32Attr:$axis, Tile_ReduceKind:$kind);
+  let results = (outs AnyType:$result);
+  let assemblyFormat = "$kind $src `,` $axis attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+#endif // TILE_OPS_TD

@@ -1,0 +1,128 @@
+//===- TileOps.cpp - tile dialect operations ------------------------------===//
+#include "tile/Dialect/TileDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/OpImplementation.h"
+
+using namespace mlir;
+using namespace mlir::tileir;
+
+#define GET_OP_CLASSES
+#include "tile/Dialect/TileOps.cpp.inc"
+
+LogicalResult RangeOp::verify() {
+  int64_t start = getStart(), end = getEnd();
+  if (end <= start)
+    return emitOpError() << "needs start < end, got " << start << " to " << end;
+  int64_t size = getResult().getType().getDimSize(0);
+  if (size != end - start)
+    return emitOpError() << "result has " << size << " elements but the range has "
+                         << end - start;
+  return success();
+}
+
+OpFoldResult SplatOp::fold(FoldAdaptor adaptor) {
+  auto type = cast<ShapedType>(getType());
+  if (auto value = dyn_cast_if_present<TypedAttr>(adaptor.getSrc()))
+    if (isa<IntegerAttr, FloatAttr>(value))
+      return DenseElementsAttr::get(type, value);
+  return {};
+}
+
+LogicalResult BroadcastOp::verify() {
+  auto srcType = getSrc().getType();
+  auto resType = cast<RankedTensorType>(getType());
+  if (srcType.getRank() != resType.getRank())
+    return emitOpError() << "source rank " << srcType.getRank()
+                         << " differs from result rank " << resType.getRank();
+  for (auto [i, s, r] : llvm::enumerate(srcType.getShape(), resType.getShape()))
+    if (s != r && s != 1)
+      return emitOpError() << "dimension " << i << " of size " << s
+                           << " cannot broadcast to " << r;
+  return success();
+}
+
+OpFoldResult BroadcastOp::fold(FoldAdaptor adaptor) {
+  if (getSrc().getType() == getType())
+    return getSrc();
+  if (auto splat = dyn_cast_if_present<SplatElementsAttr>(adaptor.getSrc()))
+    return splat.resizeSplat(cast<ShapedType>(getType()));
+  return {};
+}
+
+LogicalResult ExpandDimsOp::verify() {
+  auto srcType = getSrc().getType();
+  auto resType = cast<RankedTensorType>(getType());
+  int64_t axis = getAxis();
+  if (axis < 0 || axis > srcType.getRank())
+    return emitOpError() << "axis " << axis << " out of range for rank "
+                         << srcType.getRank();
+  SmallVector<int64_t> expected(srcType.getShape());
+  expected.insert(expected.begin() + axis, 1);
+  if (ArrayRef<int64_t>(expected) != resType.getShape())
+    return emitOpError() << "result shape does not insert a unit dimension at "
+                         << axis;
+  return success();
+}
+
+LogicalResult AddPtrOp::verify() {
+  auto ptrTile = dyn_cast<RankedTensorType>(getPtr().getType());
+  auto offTile = dyn_cast<RankedTensorType>(getOffset().getType());
+  if (bool(ptrTile) != bool(offTile) ||
+      (ptrTile && ptrTile.getShape() != offTile.getShape()))
+    return emitOpError() << "offset type " << getOffset().getType()
+                         << " does not have the shape of " << getPtr().getType();
+  return success();
+}
+
+OpFoldResult AddPtrOp::fold(FoldAdaptor adaptor) {
+  if (matchPattern(getOffset(), m_Zero()))
+    return getPtr();
+  return {};
+}
+
+/// Checks that `valueType` matches the pointee of `ptrType` and its shape.
+static LogicalResult verifyAccess(Operation *op, Type ptrType, Type valueType,
+                                  Value mask) {
+  auto ptr = cast<PointerType>(getElementTypeOrSelf(ptrType));
+  if (getSameShape(ptrType, ptr.getPointee()) != valueType)
+    return op->emitOpError() << "value type " << valueType
+                             << " does not match pointer type " << ptrType;
+  if (mask && getSameShape(ptrType, IntegerType::get(op->getContext(), 1)) !=
+                  mask.getType())
+    return op->emitOpError() << "mask type " << mask.getType()
+                             << " does not match the shape of " << ptrType;
+  return success();
+}
+
+LogicalResult LoadOp::verify() {
+  if (getOther() && !getMask())
+    return emitOpError() << "has 'other' without a mask";
+  if (getOther() && getOther().getType() != getType())
+    return emitOpError() << "'other' type " << getOther().getType()
+                         << " differs from result type " << getType();
+  return verifyAccess(*this, getPtr().getType(), getType(), getMask());
+}
+
+LogicalResult StoreOp::verify() {
+  return verifyAccess(*this, getPtr().getType(), getValue().getType(), getMask());
+}
+
+LogicalResult ReduceOp::verify() {
+  auto srcType = getSrc().getType();
+  int64_t axis = getAxis();
+  if (axis < 0 || axis >= srcType.getRank())
+    return emitOpError() << "axis " << axis << " out of range for rank "
+                         << srcType.getRank();
+  Type elem = srcType.getElementType();
+  if (!isa<FloatType, IntegerType>(elem))
+    return emitOpError() << "cannot reduce elements of type " << elem;
+  SmallVector<int64_t> shape(srcType.getShape());
+  shape.erase(shape.begin() + axis);
+  Type expected = shape.empty() ? elem : RankedTensorType::get(shape, elem);
+  if (getType() != expected)
+    return emitOpError() << "result type " << getType() << " should be " << expected;
+  return success();
+}

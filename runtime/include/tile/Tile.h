@@ -1,0 +1,118 @@
+//===- Tile.h - tilec embedding API --------------------------------------===//
+//
+// One entry point serves the `tilec` CLI, the tests and host applications:
+// compile a .tile source for a target, inspect any stage, and (for the host
+// target) launch the kernel in-process over a grid of program instances.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TILE_TILE_H
+#define TILE_TILE_H
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tile {
+
+/// Stages of the pipeline, in order; `tilec emit --stage=` names them.
+enum class Phase { AST, Tile, Lowered, LLVM };
+
+/// Compile-time parameter overrides (`-D NAME=VALUE`) and what to build.
+struct CompileOptions {
+  /// Kernel to compile; empty picks the only kernel of the file.
+  std::string kernel;
+  /// NAME -> VALUE text, e.g. {"T", "f16"}, {"BLOCK", "1024"}.
+  std::map<std::string, std::string> defines;
+  /// "host" is the in-process CPU target.
+  std::string target = "host";
+  /// LLVM optimisation level for generated code (0-3).
+  unsigned optLevel = 2;
+};
+
+/// The element type of a kernel parameter.
+enum class ScalarKind { F32, F16, BF16, F8E4M3, F8E5M2, I1, I8, U8, I16, I32, I64 };
+
+/// One runtime parameter of a compiled kernel, as the source declared it.
+struct ParamInfo {
+  std::string name;
+  ScalarKind kind;
+  bool isPointer;
+};
+
+/// A runtime argument value: a pointer, or a scalar stored in the widest
+/// member of its class. Build them with the helpers below.
+struct Arg {
+  enum class Kind { Pointer, Int, Float } kind;
+  const void *ptr = nullptr;
+  int64_t i = 0;
+  double f = 0;
+  static Arg pointer(const void *p) { return {Kind::Pointer, p, 0, 0}; }
+  static Arg integer(int64_t v) { return {Kind::Int, nullptr, v, 0}; }
+  static Arg real(double v) { return {Kind::Float, nullptr, 0, v}; }
+};
+
+/// A result or an error message; the API never throws and never aborts on
+/// bad input.
+template <typename T> class Result {
+public:
+  Result(T value) : value(std::move(value)), ok(true) {}
+  static Result failure(std::string message) {
+    Result r;
+    r.error = std::move(message);
+    return r;
+  }
+  explicit operator bool() const { return ok; }
+  T &operator*() { return value; }
+  T *operator->() { return &value; }
+  const std::string &message() const { return error; }
+
+private:
+  Result() = default;
+  T value{};
+  bool ok = false;
+  std::string error;
+};
+
+class HostKernelImpl;
+
+/// A kernel compiled for the host CPU, ready to launch in-process.
+class HostKernel {
+public:
+  explicit HostKernel(std::unique_ptr<HostKernelImpl> impl);
+  ~HostKernel();
+  HostKernel(HostKernel &&) noexcept;
+  HostKernel &operator=(HostKernel &&) noexcept;
+
+  const std::string &name() const;
+  const std::vector<ParamInfo> &params() const;
+  /// Runs every program instance of `grid` (x, y, z). Checks the argument
+  /// count and kinds first; returns an empty string on success, else the error.
+  std::string launch(std::array<uint32_t, 3> grid,
+                     const std::vector<Arg> &args) const;
+
+private:
+  std::unique_ptr<HostKernelImpl> impl;
+};
+
+/// Text of one stage (AST dump, tile IR, lowered IR, LLVM IR) for `source`.
+/// Diagnostics carry file:line:col and a caret line.
+Result<std::string> emit(const std::string &source, const std::string &fileName,
+                         const CompileOptions &options, Phase phase);
+
+/// Parses and type-checks every kernel of `source`, instantiating each with
+/// its default compile-time parameters (and `options.defines`).
+Result<std::vector<std::string>> check(const std::string &source,
+                                       const std::string &fileName,
+                                       const CompileOptions &options);
+
+/// Compiles one kernel for the host CPU.
+Result<std::shared_ptr<HostKernel>>
+compileForHost(const std::string &source, const std::string &fileName,
+               const CompileOptions &options);
+
+} // namespace tile
+
+#endif // TILE_TILE_H

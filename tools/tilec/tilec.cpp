@@ -1,0 +1,207 @@
+//===- tilec.cpp - the tilec command line ---------------------------------===//
+//
+// A thin shell over the embedding API in tile/Tile.h.
+//
+//===----------------------------------------------------------------------===//
+#include "Tilec.h"
+#include "tile/Tile.h"
+
+#include <fmt/core.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <vector>
+
+using namespace tilec;
+
+namespace {
+
+const char *kUsage = R"(usage: tilec <command> [options]
+
+commands:
+  check FILE          parse and type-check every kernel of FILE
+  emit FILE           print one stage of the pipeline for a kernel of FILE
+  selftest [DIR]      check every .tile under DIR (default: kernels) and run the
+                      norm kernels on the host CPU against their references
+
+Run 'tilec <command> --help' for the options of a command.
+
+exit codes: 0 success, 1 the source has errors, 2 bad command line or
+unreadable file, 3 a selftest check failed
+)";
+
+const char *kCheckUsage = R"(usage: tilec check FILE [-D NAME=VALUE]... [--kernel NAME]
+
+Parses FILE and type-checks each kernel (or only --kernel NAME), instantiated
+with its default compile-time parameters overridden by -D. Prints the checked
+kernels; errors go to stderr as file:line:col with the source line and a caret.
+)";
+
+const char *kEmitUsage = R"(usage: tilec emit FILE --stage=STAGE [-D NAME=VALUE]... [--kernel NAME]
+                  [--target=host] [-o OUT]
+
+STAGE is one of:
+  ast       the syntax tree (no type checking)
+  tile      the type-checked kernel in the tile dialect
+  lowered   the host lowering: bufferized scalar loops (scf, memref, llvm)
+  llvm      LLVM IR for the host CPU
+-D overrides a compile-time parameter (e.g. -D T=f16 -D BLOCK=2048).
+--kernel picks a kernel when FILE defines several. Output goes to stdout or OUT.
+)";
+
+const char *kSelftestUsage = R"(usage: tilec selftest [DIR] [--quick]
+
+Type-checks every .tile file under DIR (default: kernels), then compiles the
+norm kernels for the host CPU for bf16, f16 and f32 and runs them on random
+inputs against float64 references (accuracy tier A), printing one row per
+kernel, dtype and shape. --quick runs fewer shapes.
+)";
+
+int usageError(const std::string &message) {
+  fmt::print(stderr, "tilec: error: {}\n", message);
+  return kUsageError;
+}
+
+bool readFile(const std::string &path, std::string &out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return false;
+  std::stringstream ss;
+  ss << in.rdbuf();
+  out = ss.str();
+  return true;
+}
+
+struct CommonArgs {
+  std::string file;
+  std::string output;
+  std::string stage;
+  bool quick = false;
+  tile::CompileOptions options;
+};
+
+/// Parses the options shared by the commands; returns an error text.
+std::string parseArgs(const std::vector<std::string> &args, bool wantStage, CommonArgs &out) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string &a = args[i];
+    auto value = [&](const std::string &flag, std::string &dst) -> std::string {
+      if (a.size() > flag.size() && a.compare(0, flag.size() + 1, flag + "=") == 0) {
+        dst = a.substr(flag.size() + 1);
+        return "";
+      }
+      if (i + 1 >= args.size())
+        return "option '" + flag + "' needs a value";
+      dst = args[++i];
+      return "";
+    };
+    std::string err;
+    if (a == "-D" || a.rfind("-D", 0) == 0) {
+      std::string def = a.size() > 2 ? a.substr(2) : "";
+      if (def.empty()) {
+        if (i + 1 >= args.size())
+          return "option '-D' needs NAME=VALUE";
+        def = args[++i];
+      }
+      size_t eq = def.find('=');
+      if (eq == std::string::npos || eq == 0 || eq + 1 == def.size())
+        return "-D " + def + ": expected NAME=VALUE";
+      out.options.defines[def.substr(0, eq)] = def.substr(eq + 1);
+    } else if (a == "--kernel" || a.rfind("--kernel=", 0) == 0) {
+      err = value("--kernel", out.options.kernel);
+    } else if (a == "--target" || a.rfind("--target=", 0) == 0) {
+      err = value("--target", out.options.target);
+    } else if (wantStage && (a == "--stage" || a.rfind("--stage=", 0) == 0)) {
+      err = value("--stage", out.stage);
+    } else if (wantStage && a == "-o") {
+      err = value("-o", out.output);
+    } else if (a == "--quick") {
+      out.quick = true;
+    } else if (!a.empty() && a[0] == '-') {
+      return "unknown option '" + a + "'";
+    } else if (out.file.empty()) {
+      out.file = a;
+    } else {
+      return "unexpected argument '" + a + "' (one FILE per command)";
+    }
+    if (!err.empty())
+      return err;
+  }
+  return "";
+}
+
+int runCheck(const CommonArgs &args) {
+  std::string source;
+  if (!readFile(args.file, source))
+    return usageError("cannot read '" + args.file + "'");
+  auto kernels = tile::check(source, args.file, args.options);
+  if (!kernels) {
+    fmt::print(stderr, "{}", kernels.message());
+    return kCompileError;
+  }
+  for (auto &k : *kernels)
+    fmt::print("{}: kernel '{}' ok\n", args.file, k);
+  return kOk;
+}
+
+int runEmit(const CommonArgs &args) {
+  tile::Phase phase;
+  if (args.stage == "ast")
+    phase = tile::Phase::AST;
+  else if (args.stage == "tile")
+    phase = tile::Phase::Tile;
+  else if (args.stage == "lowered")
+    phase = tile::Phase::Lowered;
+  else if (args.stage == "llvm")
+    phase = tile::Phase::LLVM;
+  else if (args.stage.empty())
+    return usageError("emit needs --stage=ast|tile|lowered|llvm");
+  else
+    return usageError("unknown stage '" + args.stage + "' (expected ast, tile, lowered or llvm)");
+  std::string source;
+  if (!readFile(args.file, source))
+    return usageError("cannot read '" + args.file + "'");
+  auto text = tile::emit(source, args.file, args.options, phase);
+  if (!text) {
+    fmt::print(stderr, "{}", text.message());
+    return kCompileError;
+  }
+  if (args.output.empty()) {
+    fmt::print("{}", *text);
+    return kOk;
+  }
+  std::ofstream out(args.output, std::ios::binary);
+  if (!out || !(out << *text))
+    return usageError("cannot write '" + args.output + "'");
+  return kOk;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty())
+    return fmt::print(stderr, "{}", kUsage), kUsageError;
+  std::string command = args[0];
+  args.erase(args.begin());
+  if (command == "--help" || command == "-h" || command == "help")
+    return fmt::print("{}", kUsage), kOk;
+  const char *help = command == "check"      ? kCheckUsage
+                     : command == "emit"     ? kEmitUsage
+                     : command == "selftest" ? kSelftestUsage
+                                             : nullptr;
+  if (!help)
+    return usageError("unknown command '" + command + "' (try 'tilec --help')");
+  for (auto &a : args)
+    if (a == "--help" || a == "-h")
+      return fmt::print("{}", help), kOk;
+  CommonArgs parsed;
+  std::string err = parseArgs(args, command == "emit", parsed);
+  if (!err.empty())
+    return usageError(err);
+  if (command == "selftest")
+    return runSelftest(parsed.file.empty() ? "kernels" : parsed.file, parsed.quick);
+  if (parsed.file.empty())
+    return usageError(command + " needs a FILE");
+  return command == "check" ? runCheck(parsed) : runEmit(parsed);
+}
