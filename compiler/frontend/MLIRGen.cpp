@@ -69,8 +69,10 @@ static std::optional<Val> parseDefine(MLIRGen &gen, SMLoc l, const Param &p, Str
   return Val::makeDtype(*type, isUnsigned);
 }
 
-static bool isCompileTimeKind(const TypeExpr &t) {
-  return !t.pointee && (t.name == "int" || t.name == "bool" || t.name == "dtype");
+/// In `<...>`, int, bool and dtype parameters are compile-time; in `(...)`,
+/// int and dtype ones are (bool there is a runtime scalar or tile of bools).
+static bool isCompileTimeKind(const TypeExpr &t, bool inAngles) {
+  return !t.pointee && (t.name == "int" || t.name == "dtype" || (inAngles && t.name == "bool"));
 }
 
 /// Checks that a compile-time value has the declared kind.
@@ -123,7 +125,7 @@ MLIRGen::generate(StringRef kernelName, const std::map<std::string, std::string>
   callStack.push_back(kernel);
   std::set<std::string> used;
   for (auto &p : kernel->ctParams) {
-    if (!isCompileTimeKind(*p.type)) {
+    if (!isCompileTimeKind(*p.type, /*inAngles=*/true)) {
       error(p.type->loc, "compile-time parameter '" + p.name +
                              "' must have kind int, bool or dtype, not '" +
                              (p.type->pointee ? "ptr" : p.type->name) + "'");
@@ -160,7 +162,7 @@ MLIRGen::generate(StringRef kernelName, const std::map<std::string, std::string>
   std::vector<bool> argUnsigned;
   signature->name = kernel->name;
   for (auto &p : kernel->params) {
-    if (isCompileTimeKind(*p.type)) {
+    if (isCompileTimeKind(*p.type, /*inAngles=*/false)) {
       error(p.type->loc, "kernel parameter '" + p.name + "' of kind '" + p.type->name +
                              "' must be declared in '<...>' as a compile-time parameter");
       return nullptr;
@@ -490,7 +492,7 @@ std::optional<Val> MLIRGen::inlineCall(const Function &fn, const CallExpr &call,
   for (auto [i, p] : llvm::enumerate(fn.params)) {
     Val arg = args[i];
     SMLoc argLoc = call.args[i]->getLoc();
-    if (isCompileTimeKind(*p.type)) {
+    if (isCompileTimeKind(*p.type, /*inAngles=*/false)) {
       if (!checkCtKind(*this, argLoc, p, arg))
         return std::nullopt;
     } else {

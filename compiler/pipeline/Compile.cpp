@@ -63,6 +63,7 @@ void tile::buildHostPipeline(mlir::OpPassManager &pm, bool toLLVM) {
   pm.addPass(mlir::createCanonicalizerPass());
   mlir::bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.allowReturnAllocsFromLoops = true;
   pm.addPass(mlir::bufferization::createOneShotBufferizePass(bufferize));
   mlir::bufferization::buildBufferDeallocationPipeline(pm);
   pm.addPass(mlir::createConvertLinalgToLoopsPass());
@@ -76,8 +77,9 @@ void tile::buildHostPipeline(mlir::OpPassManager &pm, bool toLLVM) {
   mlir::arith::ArithExpandOpsPassOptions expand;
   expand.includeBf16 = true;
   pm.addPass(mlir::arith::createArithExpandOpsPass(expand));
-  pm.addPass(mlir::createConvertMathToLibmPass());
+  // LLVM intrinsics first (rsqrt has no libm function); libm for erf, erfc, tanh.
   pm.addPass(mlir::createConvertMathToLLVMPass());
+  pm.addPass(mlir::createConvertMathToLibmPass());
   pm.addPass(mlir::createFinalizeMemRefToLLVMConversionPass());
   pm.addPass(mlir::createArithToLLVMConversionPass());
   pm.addPass(mlir::createConvertIndexToLLVMPass());

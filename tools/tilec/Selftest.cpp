@@ -30,7 +30,7 @@ int tilec::runSelftest(const std::string &dir, bool quick) {
     ss << in.rdbuf();
     auto kernels = tile::check(ss.str(), path.string(), {});
     if (!kernels) {
-      fmt::print(stderr, "{}", kernels.message());
+      printDiagnostics(kernels.message());
       ok = false;
       continue;
     }
@@ -59,7 +59,7 @@ int tilec::runSelftest(const std::string &dir, bool quick) {
       options.defines["T"] = tile::test::name(dtype);
       auto kernel = tile::compileForHost(it->second, name + ".tile", options);
       if (!kernel) {
-        fmt::print(stderr, "{}", kernel.message());
+        printDiagnostics(kernel.message());
         ok = false;
         continue;
       }

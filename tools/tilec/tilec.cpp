@@ -136,7 +136,7 @@ int runCheck(const CommonArgs &args) {
     return usageError("cannot read '" + args.file + "'");
   auto kernels = tile::check(source, args.file, args.options);
   if (!kernels) {
-    fmt::print(stderr, "{}", kernels.message());
+    printDiagnostics(kernels.message());
     return kCompileError;
   }
   for (auto &k : *kernels)
@@ -163,7 +163,7 @@ int runEmit(const CommonArgs &args) {
     return usageError("cannot read '" + args.file + "'");
   auto text = tile::emit(source, args.file, args.options, phase);
   if (!text) {
-    fmt::print(stderr, "{}", text.message());
+    printDiagnostics(text.message());
     return kCompileError;
   }
   if (args.output.empty()) {
@@ -177,6 +177,10 @@ int runEmit(const CommonArgs &args) {
 }
 
 } // namespace
+
+void tilec::printDiagnostics(const std::string &text) {
+  fmt::print(stderr, "{}{}", text, !text.empty() && text.back() == '\n' ? "" : "\n");
+}
 
 int main(int argc, char **argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
