@@ -55,6 +55,7 @@ std::unique_ptr<mlir::MLIRContext> tile::createContext() {
 }
 
 void tile::buildHostPipeline(mlir::OpPassManager &pm, bool toLLVM) {
+  pm.addPass(mlir::tileir::createExpandMath());
   pm.addPass(mlir::tileir::createConvertTileToHost());
   pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(mlir::createCSEPass());

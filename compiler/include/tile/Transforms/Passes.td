@@ -22,4 +22,17 @@ def ConvertTileToHost : Pass<"tile-convert-to-host", "ModuleOp"> {
   ];
 }
 
+def ExpandMath : Pass<"tile-expand-math", "ModuleOp"> {
+  let summary = "Expand transcendental math into arithmetic, the same on every target";
+  let description = [{
+    Rewrites erf, erfc, tanh, exp, exp2, log and log2 into polynomial
+    approximations built from arith ops (MLIR's math approximations), so the
+    host, NVPTX and AMDGPU builds of a kernel compute the same values and no
+    target needs a device math library. sqrt and rsqrt stay: every target
+    has a correctly rounded square root.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
 #endif // TILE_TRANSFORMS_PASSES_TD

@@ -1,0 +1,30 @@
+//===- ExpandMath.cpp - target-neutral transcendental expansions ----------===//
+#include "tile/Transforms/Passes.h"
+
+#include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir::tileir {
+#define GEN_PASS_DEF_EXPANDMATH
+#include "tile/Transforms/Passes.h.inc"
+} // namespace mlir::tileir
+
+using namespace mlir;
+
+namespace {
+struct ExpandMath : tileir::impl::ExpandMathBase<ExpandMath> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    auto expanded = [](StringRef name) {
+      return llvm::is_contained({StringRef("erf"), StringRef("erfc"), StringRef("tanh"),
+                                 StringRef("exp"), StringRef("exp2"), StringRef("log"),
+                                 StringRef("log2")},
+                                name);
+    };
+    populateMathF32ExpansionPatterns(patterns, expanded);
+    populateMathPolynomialApproximationPatterns(patterns, expanded);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
+} // namespace
