@@ -14,6 +14,7 @@
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Linalg/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRefMemorySlot.h"
@@ -25,6 +26,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "mlir/Transforms/Passes.h"
 
@@ -40,7 +42,7 @@ std::unique_ptr<mlir::MLIRContext> tile::createContext() {
   registry.insert<mlir::bufferization::BufferizationDialect, mlir::cf::ControlFlowDialect,
                   mlir::linalg::LinalgDialect, mlir::LLVM::LLVMDialect,
                   mlir::memref::MemRefDialect, mlir::tensor::TensorDialect,
-                  mlir::ub::UBDialect>();
+                  mlir::ub::UBDialect, mlir::NVVM::NVVMDialect, mlir::vector::VectorDialect>();
   mlir::arith::registerBufferizableOpInterfaceExternalModels(registry);
   mlir::linalg::registerBufferizableOpInterfaceExternalModels(registry);
   mlir::scf::registerBufferizableOpInterfaceExternalModels(registry);
@@ -49,6 +51,7 @@ std::unique_ptr<mlir::MLIRContext> tile::createContext() {
   mlir::memref::registerAllocationOpInterfaceExternalModels(registry);
   mlir::registerBuiltinDialectTranslation(registry);
   mlir::registerLLVMDialectTranslation(registry);
+  mlir::registerNVVMDialectTranslation(registry);
   auto context = std::make_unique<mlir::MLIRContext>(registry);
   context->loadAllAvailableDialects();
   return context;
@@ -120,6 +123,22 @@ Result<std::shared_ptr<FrontendOutput>> tile::runFrontend(const std::string &sou
                                &out->signature);
   if (!out->module)
     return Result<std::shared_ptr<FrontendOutput>>::failure(text);
+  auto func = *out->module->getOps<mlir::func::FuncOp>().begin();
+  for (auto &[name, divisor] : options.divisibility) {
+    auto &params = out->signature.params;
+    auto it = std::find_if(params.begin(), params.end(),
+                           [&](const ParamInfo &p) { return p.name == name; });
+    if (it == params.end())
+      return Result<std::shared_ptr<FrontendOutput>>::failure(
+          fileName + ": error: specialisation for '" + name + "', which is not a parameter of '" +
+          out->signature.name + "'\n");
+    if (divisor <= 0 || (divisor & (divisor - 1)))
+      return Result<std::shared_ptr<FrontendOutput>>::failure(
+          fileName + ": error: divisibility of '" + name + "' must be a power of two, got " +
+          std::to_string(divisor) + "\n");
+    func.setArgAttr(it - params.begin(), "tile.divisibility",
+                    mlir::IntegerAttr::get(mlir::IntegerType::get(&context, 64), divisor));
+  }
   return out;
 }
 
@@ -144,14 +163,15 @@ Result<std::string> tile::emit(const std::string &source, const std::string &fil
                                const CompileOptions &options, Phase phase) {
   if (phase == Phase::AST)
     return dumpAST(source, fileName);
-  if (options.target != "host")
-    return Result<std::string>::failure("unknown target '" + options.target +
-                                        "' (this build supports: host)");
   auto context = createContext();
   auto front = runFrontend(source, fileName, options, *context);
   if (!front)
     return Result<std::string>::failure(front.message());
   mlir::ModuleOp module = *(*front)->module;
+  if (options.target != "host" && phase != Phase::Tile)
+    return lowerToText(module, options, phase);
+  if (phase == Phase::Assembly)
+    return Result<std::string>::failure("the host target has no assembly stage; use llvm");
   std::string text;
   llvm::raw_string_ostream os(text);
   if (phase != Phase::Tile) {

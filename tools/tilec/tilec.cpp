@@ -9,6 +9,7 @@
 #include <fmt/core.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <vector>
@@ -22,6 +23,7 @@ const char *kUsage = R"(usage: tilec <command> [options]
 commands:
   check FILE          parse and type-check every kernel of FILE
   emit FILE           print one stage of the pipeline for a kernel of FILE
+  compile FILE        compile a kernel of FILE for a GPU target (PTX + metadata)
   selftest [DIR]      check every .tile under DIR (default: kernels) and run the
                       norm kernels on the host CPU against their references
 
@@ -44,10 +46,24 @@ const char *kEmitUsage = R"(usage: tilec emit FILE --stage=STAGE [-D NAME=VALUE]
 STAGE is one of:
   ast       the syntax tree (no type checking)
   tile      the type-checked kernel in the tile dialect
-  lowered   the host lowering: bufferized scalar loops (scf, memref, llvm)
-  llvm      LLVM IR for the host CPU
+  lowered   the target lowering (host: bufferized scalar loops; GPU: per-thread code)
+  llvm      LLVM IR
+  ptx       PTX (NVIDIA targets)
+TARGET is host (default), sm_80, sm_89, sm_90 or sm_90a.
 -D overrides a compile-time parameter (e.g. -D T=f16 -D BLOCK=2048).
 --kernel picks a kernel when FILE defines several. Output goes to stdout or OUT.
+)";
+
+const char *kCompileUsage = R"(usage: tilec compile FILE --target=TARGET -o OUT.ptx [-D NAME=VALUE]...
+                     [--kernel NAME] [--num-warps=N] [--assume NAME=DIV]...
+
+TARGET is sm_80, sm_89, sm_90 or sm_90a. Writes the PTX to OUT.ptx and, beside it,
+OUT.ptx.meta: one 'key value' line each for kernel, target, threads, shared_bytes
+and one 'param NAME TYPE' line per runtime parameter, in order.
+--num-warps sets the warps per program (default 4). --assume NAME=DIV
+specialises the kernel on parameter NAME being divisible by DIV (a power of
+two; for a pointer: its address in bytes), which lets loads and stores be
+vectorised; the caller must only launch it with such arguments.
 )";
 
 const char *kSelftestUsage = R"(usage: tilec selftest [DIR] [--quick]
@@ -113,6 +129,23 @@ std::string parseArgs(const std::vector<std::string> &args, bool wantStage, Comm
       err = value("--target", out.options.target);
     } else if (wantStage && (a == "--stage" || a.rfind("--stage=", 0) == 0)) {
       err = value("--stage", out.stage);
+    } else if (a == "--num-warps" || a.rfind("--num-warps=", 0) == 0) {
+      std::string n;
+      err = value("--num-warps", n);
+      if (err.empty() && (n != "1" && n != "2" && n != "4" && n != "8" && n != "16" && n != "32"))
+        err = "--num-warps must be 1, 2, 4, 8, 16 or 32, got '" + n + "'";
+      else if (err.empty())
+        out.options.numWarps = std::stoul(n);
+    } else if (a == "--assume" || a.rfind("--assume=", 0) == 0) {
+      std::string spec;
+      err = value("--assume", spec);
+      size_t eq = spec.find('=');
+      char *end = nullptr;
+      long long div = eq == std::string::npos ? 0 : std::strtoll(spec.c_str() + eq + 1, &end, 10);
+      if (err.empty() && (eq == std::string::npos || !end || *end || div <= 0))
+        err = "--assume " + spec + ": expected NAME=DIVISOR";
+      else if (err.empty())
+        out.options.divisibility[spec.substr(0, eq)] = div;
     } else if (wantStage && a == "-o") {
       err = value("-o", out.output);
     } else if (a == "--quick") {
@@ -154,10 +187,13 @@ int runEmit(const CommonArgs &args) {
     phase = tile::Phase::Lowered;
   else if (args.stage == "llvm")
     phase = tile::Phase::LLVM;
+  else if (args.stage == "ptx")
+    phase = tile::Phase::Assembly;
   else if (args.stage.empty())
-    return usageError("emit needs --stage=ast|tile|lowered|llvm");
+    return usageError("emit needs --stage=ast|tile|lowered|llvm|ptx");
   else
-    return usageError("unknown stage '" + args.stage + "' (expected ast, tile, lowered or llvm)");
+    return usageError("unknown stage '" + args.stage +
+                      "' (expected ast, tile, lowered, llvm or ptx)");
   std::string source;
   if (!readFile(args.file, source))
     return usageError("cannot read '" + args.file + "'");
@@ -173,6 +209,39 @@ int runEmit(const CommonArgs &args) {
   std::ofstream out(args.output, std::ios::binary);
   if (!out || !(out << *text))
     return usageError("cannot write '" + args.output + "'");
+  return kOk;
+}
+
+const char *kindName(tile::ScalarKind k) {
+  static const char *names[] = {"f32", "f16", "bf16", "f8e4m3", "f8e5m2", "bool",
+                                "i8",  "u8",  "i16",  "i32",    "i64"};
+  return names[int(k)];
+}
+
+int runCompile(const CommonArgs &args) {
+  if (args.output.empty())
+    return usageError("compile needs -o OUT.ptx");
+  if (args.options.target == "host")
+    return usageError("compile needs a GPU --target (sm_80, sm_89, sm_90, sm_90a)");
+  std::string source;
+  if (!readFile(args.file, source))
+    return usageError("cannot read '" + args.file + "'");
+  auto binary = tile::compileForGPU(source, args.file, args.options);
+  if (!binary) {
+    printDiagnostics(binary.message());
+    return kCompileError;
+  }
+  std::ofstream out(args.output, std::ios::binary);
+  if (!out || !(out << binary->ptx))
+    return usageError("cannot write '" + args.output + "'");
+  std::ofstream meta(args.output + ".meta", std::ios::binary);
+  meta << "kernel " << binary->kernel << "\ntarget " << binary->target << "\nthreads "
+       << binary->threads << "\nshared_bytes " << binary->sharedBytes << "\n";
+  for (auto &p : binary->params)
+    meta << "param " << p.name << " " << (p.isPointer ? "ptr<" : "") << kindName(p.kind)
+         << (p.isPointer ? ">" : "") << "\n";
+  if (!meta)
+    return usageError("cannot write '" + args.output + ".meta'");
   return kOk;
 }
 
@@ -192,6 +261,7 @@ int main(int argc, char **argv) {
     return fmt::print("{}", kUsage), kOk;
   const char *help = command == "check"      ? kCheckUsage
                      : command == "emit"     ? kEmitUsage
+                     : command == "compile"  ? kCompileUsage
                      : command == "selftest" ? kSelftestUsage
                                              : nullptr;
   if (!help)
@@ -200,12 +270,14 @@ int main(int argc, char **argv) {
     if (a == "--help" || a == "-h")
       return fmt::print("{}", help), kOk;
   CommonArgs parsed;
-  std::string err = parseArgs(args, command == "emit", parsed);
+  std::string err = parseArgs(args, command == "emit" || command == "compile", parsed);
   if (!err.empty())
     return usageError(err);
   if (command == "selftest")
     return runSelftest(parsed.file.empty() ? "kernels" : parsed.file, parsed.quick);
   if (parsed.file.empty())
     return usageError(command + " needs a FILE");
+  if (command == "compile")
+    return runCompile(parsed);
   return command == "check" ? runCheck(parsed) : runEmit(parsed);
 }

@@ -18,7 +18,9 @@
 namespace tile {
 
 /// Stages of the pipeline, in order; `tilec emit --stage=` names them.
-enum class Phase { AST, Tile, Lowered, LLVM };
+/// Lowered is the target's lowering (host: bufferized loops; GPU: per-thread
+/// code); Assembly is PTX for NVIDIA targets.
+enum class Phase { AST, Tile, Lowered, LLVM, Assembly };
 
 /// Compile-time parameter overrides (`-D NAME=VALUE`) and what to build.
 struct CompileOptions {
@@ -26,8 +28,14 @@ struct CompileOptions {
   std::string kernel;
   /// NAME -> VALUE text, e.g. {"T", "f16"}, {"BLOCK", "1024"}.
   std::map<std::string, std::string> defines;
-  /// "host" is the in-process CPU target.
+  /// "host" is the in-process CPU target; "sm_80", "sm_89", "sm_90",
+  /// "sm_90a" are NVIDIA GPUs.
   std::string target = "host";
+  /// Warps per program on GPU targets.
+  unsigned numWarps = 4;
+  /// Specialisation: runtime parameter name -> a power of two that divides
+  /// it (integers) or its address in bytes (pointers), e.g. {"x", 16}.
+  std::map<std::string, int64_t> divisibility;
   /// LLVM optimisation level for generated code (0-3).
   unsigned optLevel = 2;
 };
@@ -107,6 +115,22 @@ Result<std::string> emit(const std::string &source, const std::string &fileName,
 Result<std::vector<std::string>> check(const std::string &source,
                                        const std::string &fileName,
                                        const CompileOptions &options);
+
+/// A kernel compiled for a GPU target.
+struct GPUBinary {
+  std::string target;
+  std::string kernel;
+  std::string ptx;
+  std::vector<ParamInfo> params;
+  /// Static shared memory the kernel uses, in bytes.
+  int64_t sharedBytes = 0;
+  /// Threads per program (block size).
+  unsigned threads = 0;
+};
+
+/// Compiles one kernel for a GPU target (PTX for NVIDIA).
+Result<GPUBinary> compileForGPU(const std::string &source, const std::string &fileName,
+                                const CompileOptions &options);
 
 /// Compiles one kernel for the host CPU.
 Result<std::shared_ptr<HostKernel>>

@@ -17,6 +17,15 @@ std::unique_ptr<mlir::MLIRContext> createContext();
 /// false, the LLVM dialect when it is true.
 void buildHostPipeline(mlir::OpPassManager &pm, bool toLLVM);
 
+/// Adds the GPU lowering after tile IR: per-thread code when `toLLVM` is
+/// false, the LLVM dialect (with NVVM/ROCDL ops) when it is true.
+void buildGPUPipeline(mlir::OpPassManager &pm, const CompileOptions &options, bool toLLVM);
+
+/// Runs the lowering of `options.target` up to `phase` (Lowered, LLVM or
+/// Assembly) and returns its text.
+Result<std::string> lowerToText(mlir::ModuleOp module, const CompileOptions &options,
+                                Phase phase);
+
 /// The generated kernel and its signature, or the diagnostics text.
 struct FrontendOutput {
   mlir::OwningOpRef<mlir::ModuleOp> module;

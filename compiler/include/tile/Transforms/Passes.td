@@ -22,6 +22,30 @@ def ConvertTileToHost : Pass<"tile-convert-to-host", "ModuleOp"> {
   ];
 }
 
+def ConvertTileToGPU : Pass<"tile-convert-to-gpu", "ModuleOp"> {
+  let summary = "Distribute tiles over the threads of a GPU workgroup";
+  let description = [{
+    Gives every 1-D tile of S elements a blocked layout over the workgroup's
+    T = 32 * num-warps threads (each thread holds R = max(1, S / T) elements
+    in runs of up to `vector-width`, element (t, r) = ((r / v) * T * v + t * v
+    + r % v) mod S) and rewrites the kernel into per-thread vector code:
+    loads and stores are vectorised up to 16 bytes where AxisInfo proves
+    contiguity, alignment and mask constancy; reductions combine registers,
+    then lanes by butterfly shuffles, then warps through shared memory.
+    Pointers become i64 addresses. The target's thread/program ids, shuffles
+    and barriers come from GPUTargetInfo. Records the shared memory it uses
+    as the `tile.shared_bytes` attribute of the kernel.
+  }];
+  let options = [
+    Option<"target", "target", "std::string", "\"sm_90a\"", "GPU target name">,
+    Option<"numWarps", "num-warps", "unsigned", "4", "warps per program">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::LLVM::LLVMDialect",
+    "::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect"
+  ];
+}
+
 def ExpandMath : Pass<"tile-expand-math", "ModuleOp"> {
   let summary = "Expand transcendental math into arithmetic, the same on every target";
   let description = [{

@@ -1,0 +1,47 @@
+//===- GPUTarget.h - what the GPU lowering needs from a target --*- C++ -*-===//
+//
+// The only way target-neutral code reaches NVVM or ROCDL: thread and program
+// ids, warp shuffles, barriers and the facts of the chip. Implementations
+// live in compiler/targets/<target>/.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TILE_TARGET_GPUTARGET_H
+#define TILE_TARGET_GPUTARGET_H
+
+#include "mlir/IR/Builders.h"
+
+#include <memory>
+#include <string>
+
+namespace mlir::tileir {
+
+class GPUTargetInfo {
+public:
+  virtual ~GPUTargetInfo() = default;
+  /// "sm_90a", "gfx942", ...
+  virtual StringRef name() const = 0;
+  virtual unsigned warpSize() const = 0;
+  /// Shared memory / LDS a workgroup may use, in bytes.
+  virtual int64_t sharedMemoryPerBlock() const = 0;
+  /// Address space of global memory and of shared memory / LDS.
+  virtual unsigned globalAddressSpace() const = 0;
+  virtual unsigned sharedAddressSpace() const = 0;
+
+  /// i32 values.
+  virtual Value threadId(OpBuilder &b, Location loc) const = 0;
+  virtual Value programId(OpBuilder &b, Location loc, int axis) const = 0;
+  virtual Value numPrograms(OpBuilder &b, Location loc, int axis) const = 0;
+  /// The value of `v` (32-bit) in lane `lane ^ mask` of the warp.
+  virtual Value shuffleXor(OpBuilder &b, Location loc, Value v, int mask) const = 0;
+  /// Synchronises the threads of a workgroup (and orders shared memory).
+  virtual void barrier(OpBuilder &b, Location loc) const = 0;
+  /// Marks `func` (an llvm.func) as a kernel launched with `threads` threads.
+  virtual void markKernel(Operation *func, unsigned threads) const = 0;
+};
+
+/// The target info for `name`, or null with `error` set for an unknown one.
+std::unique_ptr<GPUTargetInfo> createGPUTargetInfo(StringRef name, std::string &error);
+
+} // namespace mlir::tileir
+
+#endif // TILE_TARGET_GPUTARGET_H

@@ -1,0 +1,12 @@
+//===- GPUTargets.cpp - target names to target info -----------------------===//
+#include "tile/Target/GPUTarget.h"
+
+#include "nvptx/NVPTXTarget.h"
+
+std::unique_ptr<mlir::tileir::GPUTargetInfo>
+mlir::tileir::createGPUTargetInfo(StringRef name, std::string &error) {
+  if (auto chip = lookupNVPTXChip(name))
+    return createNVPTXTargetInfo(*chip);
+  error = "unknown target '" + name.str() + "' (supported: host, sm_80, sm_89, sm_90, sm_90a)";
+  return nullptr;
+}

@@ -1,0 +1,30 @@
+//===- NVPTXTarget.h - NVIDIA targets ---------------------------*- C++ -*-===//
+#ifndef TILE_TARGETS_NVPTX_NVPTXTARGET_H
+#define TILE_TARGETS_NVPTX_NVPTXTARGET_H
+
+#include "tile/Target/GPUTarget.h"
+
+#include "llvm/IR/Module.h"
+
+#include <optional>
+
+namespace mlir::tileir {
+
+struct NVPTXChip {
+  std::string name;    // sm_90a
+  std::string cpu;     // LLVM CPU name, sm_90a
+  std::string feature; // PTX ISA feature, +ptx86
+  int64_t sharedPerBlock;
+};
+
+/// The chip for "sm_80", "sm_89", "sm_90", "sm_90a".
+std::optional<NVPTXChip> lookupNVPTXChip(StringRef name);
+std::unique_ptr<GPUTargetInfo> createNVPTXTargetInfo(const NVPTXChip &chip);
+
+/// Compiles `module` to PTX text; returns "" and sets `error` on failure.
+std::string emitPTX(llvm::Module &module, const NVPTXChip &chip, unsigned optLevel,
+                    std::string &error);
+
+} // namespace mlir::tileir
+
+#endif // TILE_TARGETS_NVPTX_NVPTXTARGET_H
