@@ -215,8 +215,14 @@ MLIRGen::generate(StringRef kernelName, const std::map<std::string, std::string>
       }
     }
   }
-  if (!genBlock(kernel->body))
-    return nullptr;
+  // A bare `return;` may end a kernel.
+  size_t numStmts = kernel->body.size();
+  if (numStmts && llvm::isa<ReturnStmt>(kernel->body.back().get()))
+    --numStmts;
+  frames.back().emplace_back();
+  for (size_t i = 0; i < numStmts; ++i)
+    if (!genStmt(*kernel->body[i]))
+      return nullptr;
   mlir::func::ReturnOp::create(builder, loc(kernel->endLoc));
   if (mlir::failed(mlir::verify(*moduleOp))) {
     error(kernel->loc, "internal error: the generated tile IR does not verify");
@@ -316,7 +322,8 @@ bool MLIRGen::genStmt(const Stmt &stmt) {
   case Stmt::Kind::If:
     return genIf(llvm::cast<IfStmt>(stmt));
   case Stmt::Kind::Return:
-    return error(stmt.getLoc(), "'return' must be the last statement of a function");
+    return error(stmt.getLoc(), "'return' must be the last statement of a function "
+                                "(early returns are not supported)");
   case Stmt::Kind::StaticAssert: {
     auto &sa = llvm::cast<StaticAssertStmt>(stmt);
     auto v = genExpr(*sa.cond);

@@ -204,11 +204,14 @@ std::optional<Val> MLIRGen::genLoad(const CallExpr &call) {
       return error(otherExpr->getLoc(), "'other' must be " + typeName(pointee, ptr->isUnsigned) +
                                             " like the loaded elements, got " + describe(*other)),
              std::nullopt;
-    if (!broadcastShapes(otherExpr ? otherExpr->getLoc() : call.getLoc(), shape,
-                         llvm::isa<mlir::RankedTensorType>(other->value.getType())
-                             ? llvm::cast<mlir::RankedTensorType>(other->value.getType()).getShape()
-                             : llvm::ArrayRef<int64_t>()))
+    auto withOther = broadcastShapes(
+        otherExpr ? otherExpr->getLoc() : call.getLoc(), shape,
+        llvm::isa<mlir::RankedTensorType>(other->value.getType())
+            ? llvm::cast<mlir::RankedTensorType>(other->value.getType()).getShape()
+            : llvm::ArrayRef<int64_t>());
+    if (!withOther)
       return std::nullopt;
+    shape = *withOther;
   }
   SMLoc l = call.getLoc();
   mlir::Value p = broadcastTo(l, ptr->value, shape);

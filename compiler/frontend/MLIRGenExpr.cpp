@@ -146,7 +146,7 @@ std::optional<Val> MLIRGen::materialize(SMLoc l, const Val &v, mlir::Type elem, 
   llvm::APFloat apf(value);
   bool losesInfo;
   apf.convert(floatType.getFloatSemantics(), llvm::APFloat::rmNearestTiesToEven, &losesInfo);
-  if (apf.isInfinity() && std::isfinite(value))
+  if ((apf.isInfinity() || apf.isNaN()) && std::isfinite(value))
     return error(l, "constant " + Twine(std::to_string(value)) + " overflows " + typeName(elem, false)),
            std::nullopt;
   return makeConst(builder.getFloatAttr(floatType, apf));
@@ -239,6 +239,8 @@ MLIRGen::broadcastShapes(SMLoc l, llvm::ArrayRef<int64_t> a, llvm::ArrayRef<int6
     }
     out[i] = std::max(da, db);
   }
+  if (!checkShape(l, out))
+    return std::nullopt;
   return out;
 }
 
@@ -394,7 +396,12 @@ std::optional<Val> MLIRGen::genBinary(SMLoc l, StringRef op, Val lhs, Val rhs) {
     if (!shape)
       return std::nullopt;
     mlir::Value ptr = broadcastTo(l, lhs.value, *shape);
-    mlir::Value off = broadcastTo(l, rhs.value, *shape);
+    mlir::Value off = rhs.value;
+    if (rhs.isUnsigned) // u8 offsets are zero-extended; addptr sign-extends
+      off = arith::ExtUIOp::create(builder, location,
+                                   mlir::tileir::getSameShape(off.getType(), builder.getI64Type()),
+                                   off);
+    off = broadcastTo(l, off, *shape);
     if (op == "-") {
       auto zero = arith::ConstantOp::create(builder, location, builder.getZeroAttr(off.getType()));
       off = arith::SubIOp::create(builder, location, zero, off);
@@ -498,8 +505,13 @@ std::optional<Val> MLIRGen::genCast(SMLoc l, Val v, mlir::Type to, bool toUnsign
   if (v.kind == Val::Kind::Dtype)
     return error(l, "cannot convert " + describe(v)), std::nullopt;
   if (v.isConst()) {
-    if (v.kind == Val::Kind::Float && llvm::isa<mlir::IntegerType>(to) && !to.isInteger(1))
+    if (v.kind == Val::Kind::Float && llvm::isa<mlir::IntegerType>(to) && !to.isInteger(1)) {
+      if (!(v.f > -9.3e18 && v.f < 9.3e18))
+        return error(l, "float constant " + Twine(std::to_string(v.f)) + " does not fit in " +
+                            typeName(to, toUnsigned)),
+               std::nullopt;
       v = Val::makeInt(int64_t(v.f));
+    }
     else if (v.kind == Val::Kind::Bool && !to.isInteger(1))
       v = Val::makeInt(v.b);
     else if (v.kind == Val::Kind::Int && to.isInteger(1))

@@ -1,0 +1,67 @@
+//===- CudaDriver.h - the CUDA driver API, loaded at run time ---*- C++ -*-===//
+//
+// libcuda is opened with dlopen and its entry points are looked up from a
+// table kept as data: tilec builds, and its tests pass, on machines without
+// the CUDA SDK or driver. Every call returns an error string ("" on success).
+//
+//===----------------------------------------------------------------------===//
+#ifndef TILE_CUDADRIVER_H
+#define TILE_CUDADRIVER_H
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tile::cuda {
+
+using DevicePtr = uint64_t;
+
+class Driver {
+public:
+  /// Opens libcuda, initialises device `ordinal` and makes its primary
+  /// context current. Returns null and sets `error` (listing what was tried)
+  /// when there is no driver or no device.
+  static std::unique_ptr<Driver> open(int ordinal, std::string &error);
+  ~Driver();
+
+  std::string deviceName() const { return name; }
+  int computeCapability() const { return cc; }
+  int multiprocessors() const { return smCount; }
+
+  std::string alloc(size_t bytes, DevicePtr &out);
+  std::string free(DevicePtr ptr);
+  std::string copyToDevice(DevicePtr dst, const void *src, size_t bytes);
+  std::string copyToHost(void *dst, DevicePtr src, size_t bytes);
+  std::string copyOnDevice(DevicePtr dst, DevicePtr src, size_t bytes);
+  std::string memset8(DevicePtr dst, uint8_t value, size_t bytes);
+  std::string synchronize();
+
+  /// Loads a PTX or cubin image and finds `kernel` in it.
+  std::string loadKernel(const std::string &image, const std::string &kernel, void *&function);
+  /// Launches with one pointer per argument (cuLaunchKernel's convention).
+  std::string launch(void *function, const unsigned grid[3], unsigned threads,
+                     unsigned sharedBytes, std::vector<void *> &args);
+
+  /// Milliseconds taken by `body` (enqueued work only), measured with events.
+  std::string time(const std::function<std::string()> &body, float &ms);
+
+private:
+  Driver() = default;
+  struct Api;
+  std::string check(int status, const char *what) const;
+  std::unique_ptr<Api> api;
+  void *library = nullptr;
+  void *context = nullptr;
+  std::vector<void *> modules;
+  std::string name;
+  int cc = 0;
+  int smCount = 0;
+  int device = 0;
+};
+
+} // namespace tile::cuda
+
+#endif // TILE_CUDADRIVER_H
