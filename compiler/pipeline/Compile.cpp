@@ -58,7 +58,6 @@ std::unique_ptr<mlir::MLIRContext> tile::createContext() {
 }
 
 void tile::buildHostPipeline(mlir::OpPassManager &pm, bool toLLVM) {
-  pm.addPass(mlir::tileir::createExpandMath());
   pm.addPass(mlir::tileir::createConvertTileToHost());
   pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(mlir::createCSEPass());
@@ -71,6 +70,7 @@ void tile::buildHostPipeline(mlir::OpPassManager &pm, bool toLLVM) {
   pm.addPass(mlir::bufferization::createOneShotBufferizePass(bufferize));
   mlir::bufferization::buildBufferDeallocationPipeline(pm);
   pm.addPass(mlir::createConvertLinalgToLoopsPass());
+  pm.addPass(mlir::tileir::createExpandMath());
   pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(mlir::createCSEPass());
   if (!toLLVM)

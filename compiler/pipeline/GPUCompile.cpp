@@ -18,11 +18,11 @@ using namespace tile;
 
 void tile::buildGPUPipeline(mlir::OpPassManager &pm, const CompileOptions &options,
                             bool toLLVM) {
-  pm.addPass(mlir::tileir::createExpandMath());
   mlir::tileir::ConvertTileToGPUOptions gpu;
   gpu.target = options.target;
   gpu.numWarps = options.numWarps;
   pm.addPass(mlir::tileir::createConvertTileToGPU(gpu));
+  pm.addPass(mlir::tileir::createExpandMath());
   pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(mlir::createCSEPass());
   if (!toLLVM)

@@ -15,7 +15,9 @@ namespace {
 struct ExpandMath : tileir::impl::ExpandMathBase<ExpandMath> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
+    // Upstream names the ops with or without the dialect prefix.
     auto expanded = [](StringRef name) {
+      name.consume_front("math.");
       return llvm::is_contained({StringRef("erf"), StringRef("erfc"), StringRef("tanh"),
                                  StringRef("exp"), StringRef("exp2"), StringRef("log"),
                                  StringRef("log2")},
@@ -23,6 +25,7 @@ struct ExpandMath : tileir::impl::ExpandMathBase<ExpandMath> {
     };
     populateMathF32ExpansionPatterns(patterns, expanded);
     populateMathPolynomialApproximationPatterns(patterns, expanded);
+    populatePolynomialApproximateErfcPattern(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

@@ -169,11 +169,17 @@ private:
   NormResult &result;
 };
 
+/// A kernel as the checks see it: its signature and a way to launch it.
+struct Runner {
+  const std::vector<ParamInfo> &params;
+  const Launcher &launch;
+};
+
 std::array<uint32_t, 3> rowGrid(int64_t m) {
   return {static_cast<uint32_t>(m), 1, 1};
 }
 
-std::string runRowNorm(const HostKernel &kernel, const NormCase &c, Rng &rng,
+std::string runRowNorm(const Runner &kernel, const NormCase &c, Rng &rng,
                        bool gelu, NormResult &result) {
   Dtype t = c.dtype;
   int64_t ld = c.strided ? 2 * c.N : c.N;
@@ -186,7 +192,8 @@ std::string runRowNorm(const HostKernel &kernel, const NormCase &c, Rng &rng,
            : rmsNormRef(t, x.values(), w.values(), c.M, c.N, kEpsF32);
   std::string err = kernel.launch(
       rowGrid(c.M), {x.arg(), w.arg(), y.arg(), Arg::integer(c.N),
-                     Arg::integer(ld), Arg::integer(ld), Arg::real(kEps)});
+                     Arg::integer(ld), Arg::integer(ld), Arg::real(kEps)},
+      {x.bytes.size(), w.bytes.size(), y.bytes.size(), 0, 0, 0, 0});
   if (!err.empty())
     return err;
   Checker check(result);
@@ -196,7 +203,7 @@ std::string runRowNorm(const HostKernel &kernel, const NormCase &c, Rng &rng,
   return "";
 }
 
-std::string runFusedAdd(const HostKernel &kernel, const NormCase &c, Rng &rng,
+std::string runFusedAdd(const Runner &kernel, const NormCase &c, Rng &rng,
                         NormResult &result) {
   Dtype t = c.dtype;
   int64_t ld = c.strided ? 2 * c.N : c.N;
@@ -208,7 +215,8 @@ std::string runFusedAdd(const HostKernel &kernel, const NormCase &c, Rng &rng,
   std::vector<unsigned char> wBefore = w.bytes;
   std::string err = kernel.launch(
       rowGrid(c.M), {x.arg(), res.arg(), w.arg(), Arg::integer(c.N),
-                     Arg::integer(ld), Arg::integer(ld), Arg::real(kEps)});
+                     Arg::integer(ld), Arg::integer(ld), Arg::real(kEps)},
+      {x.bytes.size(), res.bytes.size(), w.bytes.size(), 0, 0, 0, 0});
   if (!err.empty())
     return err;
   Checker check(result);
@@ -218,7 +226,7 @@ std::string runFusedAdd(const HostKernel &kernel, const NormCase &c, Rng &rng,
   return "";
 }
 
-std::string runEmbedSum(const HostKernel &kernel, const NormCase &c, Rng &rng,
+std::string runEmbedSum(const Runner &kernel, const NormCase &c, Rng &rng,
                         NormResult &result) {
   Dtype t = c.dtype;
   int64_t ld = c.strided ? 2 * c.N : c.N;
@@ -245,7 +253,9 @@ std::string runEmbedSum(const HostKernel &kernel, const NormCase &c, Rng &rng,
   std::string err = kernel.launch(
       rowGrid(c.M), {Arg::pointer(ids.data()), table.arg(), w.arg(), y.arg(),
                      Arg::integer(c.K), Arg::integer(c.N), Arg::integer(idsLd),
-                     Arg::integer(ld), Arg::integer(ld), Arg::real(kEps)});
+                     Arg::integer(ld), Arg::integer(ld), Arg::real(kEps)},
+      {ids.size() * sizeof(int32_t), table.bytes.size(), w.bytes.size(), y.bytes.size(), 0, 0,
+       0, 0, 0, 0});
   if (!err.empty())
     return err;
   Checker check(result);
@@ -315,9 +325,9 @@ std::vector<ParamInfo> expectedParams(const std::string &kernel, Dtype t) {
 
 /// Launch checks the argument count and classes; this also catches a kernel
 /// compiled for another element type than the buffers hold.
-std::string checkParams(const HostKernel &kernel, const NormCase &c) {
+std::string checkParams(const Runner &kernel, const NormCase &c) {
   std::vector<ParamInfo> want = expectedParams(c.kernel, c.dtype);
-  const std::vector<ParamInfo> &have = kernel.params();
+  const std::vector<ParamInfo> &have = kernel.params;
   if (have.size() != want.size())
     return format("%s: kernel has %zu parameters, expected %zu",
                   c.kernel.c_str(), have.size(), want.size());
@@ -355,8 +365,9 @@ std::vector<std::string> normKernelNames() {
           "embed_sum_rms_norm"};
 }
 
-NormResult runNormCase(const HostKernel &kernel, const NormCase &c,
-                       uint64_t seed) {
+NormResult runNormCase(const std::vector<ParamInfo> &params, const Launcher &launch,
+                       const NormCase &c, uint64_t seed) {
+  Runner kernel{params, launch};
   NormResult result;
   result.c = c;
   if (std::string err = validateCase(c); !err.empty()) {

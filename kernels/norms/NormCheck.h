@@ -15,6 +15,7 @@
 #include "tile/Tile.h"
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -64,10 +65,25 @@ inline std::string checkEmbedIds(const int32_t *ids, int64_t m, int64_t k,
   return "";
 }
 
-/// Runs `c` with `kernel` (compiled for c.kernel and c.dtype) on data drawn
-/// from `seed` and checks it.
-NormResult runNormCase(const tile::HostKernel &kernel, const NormCase &c,
-                       uint64_t seed);
+/// Launches a kernel on host buffers: pointer arguments point into host
+/// memory and `bufferBytes[i]` is the size of pointer argument i (0 for
+/// scalars). A GPU launcher copies the buffers in and back out.
+using Launcher = std::function<std::string(std::array<uint32_t, 3> grid,
+                                           const std::vector<Arg> &args,
+                                           const std::vector<size_t> &bufferBytes)>;
+
+/// Runs `c` with a kernel of signature `params` (compiled for c.kernel and
+/// c.dtype) launched through `launch`, on data drawn from `seed`, and checks it.
+NormResult runNormCase(const std::vector<ParamInfo> &params, const Launcher &launch,
+                       const NormCase &c, uint64_t seed);
+
+/// The same for a kernel compiled for the host CPU.
+inline NormResult runNormCase(const tile::HostKernel &kernel, const NormCase &c,
+                              uint64_t seed) {
+  Launcher launch = [&](std::array<uint32_t, 3> grid, const std::vector<Arg> &args,
+                        const std::vector<size_t> &) { return kernel.launch(grid, args); };
+  return runNormCase(kernel.params(), launch, c, seed);
+}
 
 } // namespace tile::norms
 

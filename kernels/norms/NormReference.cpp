@@ -24,20 +24,48 @@ struct RowSpec {
   int64_t terms = 0;
 };
 
+/// T = f32 only: the kernel's f32 sum of squares S = sum_j x_j^2 carries an
+/// error of at most dS = N * 2^-24 * S (N positive terms); through
+/// r = (S/N + eps)^-1/2 that is dr = r * dS / (2 (S + N * eps)). bf16 and
+/// f16 outputs keep the spec's bound, which does not take it.
+double f32SumSqError(double sumSq, int64_t n, double eps, double r) {
+  double dS = n * 0x1p-24 * sumSq;
+  return r * dS / (2 * (sumSq + n * eps));
+}
+
+/// T = f32 only: the f32 evaluation of gelu (the product z = h * w, erfc and
+/// the products around it) is allowed 4 ulp_f32 of its input z, propagated
+/// by |gelu'(z)|, plus 4 ulp_f32 of its result.
+double f32GeluError(double z, double zSlope) {
+  return zSlope * 4 * ulp(Dtype::F32, z) + 4 * ulp(Dtype::F32, gelu(z));
+}
+
+/// Tier A: 2 ulp_T(ref) + |d out/d h| * ulp_T(h), plus the propagated error
+/// of the kernel's f32 embedding sum (embed_sum_rms_norm). For T = f32 the
+/// kernel's own f32 arithmetic is as coarse as ulp_T, so the bound also
+/// takes |d out/d h| * |x| * dr (f32SumSqError) and, for gelu, f32GeluError;
+/// kernels/norms/README.md ("f32 outputs") explains both.
 void normRow(Dtype t, const double *x, const double *w, int64_t n, double eps,
              const RowSpec &spec, double *value, double *bound) {
   double sumSq = 0;
   for (int64_t j = 0; j < n; ++j)
     sumSq += x[j] * x[j];
   double r = 1 / std::sqrt(sumSq / n + eps);
+  bool f32 = t == Dtype::F32;
+  double dr = f32 ? f32SumSqError(sumSq, n, eps, r) : 0;
   for (int64_t j = 0; j < n; ++j) {
     double h = roundTo(t, x[j] * r);
     double z = h * w[j];
-    double slope = std::fabs(spec.gelu ? w[j] * geluSlope(z) : w[j]);
+    double zSlope = spec.gelu ? std::fabs(geluSlope(z)) : 1;
+    double slope = std::fabs(w[j]) * zSlope;
     double ref = roundTo(t, spec.gelu ? gelu(z) : z);
     double b = 2 * ulp(t, ref) + slope * ulp(t, h);
     if (spec.absTermSum)
       b += std::fabs(w[j]) * r * spec.terms * 0x1p-24 * spec.absTermSum[j];
+    if (f32)
+      b += slope * std::fabs(x[j]) * dr;
+    if (f32 && spec.gelu)
+      b += f32GeluError(z, zSlope);
     value[j] = ref;
     bound[j] = b;
   }

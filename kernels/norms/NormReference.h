@@ -1,7 +1,9 @@
 //===- NormReference.h - float64 references of the norm kernels -*- C++ -*-===//
 //
 // The spec's norm family (kernels.md section 1) computed in float64, rounding
-// to T exactly where the formulas do, with each element's tier-A bound.
+// to T exactly where the formulas do, with each element's tier-A bound. For
+// T = f32 only, the bound also takes the propagated error of the kernels' f32
+// sum of squares and f32 gelu (README.md, "f32 outputs").
 // Matrices are contiguous row-major vectors of T-representable doubles.
 //
 //===----------------------------------------------------------------------===//

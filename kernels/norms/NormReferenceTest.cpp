@@ -182,10 +182,13 @@ TEST(NormReference, ConstantRow) {
         EXPECT_EQ(y.bound[j], 2 * u + 1.5 * u);
       }
     }
-    // In f32 h = 1 - 2^-24, and 1.5 h rounds to 1.5 - 2^-23.
+    // In f32 h = 1 - 2^-24, and 1.5 h rounds to 1.5 - 2^-23. The f32 bound
+    // adds |w| |x| dr for the kernel's f32 sum of squares S = 576.
     RefOutput y = rmsNormRef(Dtype::F32, x, w, 1, n, eps);
     EXPECT_EQ(y.value[0], std::copysign(1.5 - 0x1p-23, c));
-    EXPECT_EQ(y.bound[0], 2 * 0x1p-23 + 1.5 * 0x1p-24);
+    double r = 1 / std::sqrt(9 + eps);
+    double dr = r * n * 0x1p-24 * 576 / (2 * (576 + n * eps));
+    EXPECT_DOUBLE_EQ(y.bound[0], 2 * 0x1p-23 + 1.5 * 0x1p-24 + 1.5 * 3 * dr);
   }
 }
 
@@ -219,6 +222,17 @@ TEST(NormReference, Gelu) {
   RefOutput h = rmsNormGeluRef(Dtype::F16, x, w, 1, n, 1e-6);
   EXPECT_EQ(h.value[0], 1433 * 0x1p-10);
   EXPECT_DOUBLE_EQ(h.bound[0], 2 * 0x1p-10 + 1.5 * geluSlope(1.5) * 0x1p-10);
+
+  // f32 adds the sum of squares' term and 4 ulp_f32 of gelu's input and
+  // output; h = T(2 r) = 1 - 2^-23 here, so z = 1.5 - 1.5 * 2^-23.
+  RefOutput f = rmsNormGeluRef(Dtype::F32, x, w, 1, n, 1e-6);
+  double z = 1.5 - 1.5 * 0x1p-23;
+  double slope = geluSlope(z);
+  double r = 1 / std::sqrt(4 + 1e-6);
+  double dr = r * n * 0x1p-24 * (4 * n) / (2 * (4 * n + n * 1e-6));
+  double plain = 2 * 0x1p-23 + 1.5 * slope * 0x1p-24;
+  double internals = 1.5 * slope * 2 * dr + slope * 4 * 0x1p-23 + 4 * 0x1p-23;
+  EXPECT_DOUBLE_EQ(f.bound[0], plain + internals);
 }
 
 TEST(NormReference, FusedAdd) {

@@ -53,7 +53,9 @@ def ExpandMath : Pass<"tile-expand-math", "ModuleOp"> {
     approximations built from arith ops (MLIR's math approximations), so the
     host, NVPTX and AMDGPU builds of a kernel compute the same values and no
     target needs a device math library. sqrt and rsqrt stay: every target
-    has a correctly rounded square root.
+    has a correctly rounded square root. The approximations apply to f32
+    scalars and vectors, so targets run it after tiles became per-thread
+    values (GPU) or scalar loops (host).
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
                            "::mlir::vector::VectorDialect"];

@@ -1,0 +1,44 @@
+# -*- Python -*-
+# lit configuration of the tests in tests/ (diagnostics, CLI) and
+# dialects/tile/test (the dialect). Loaded through the site configs that CMake
+# writes to build/tests (see tests/CMakeLists.txt). Run: cd build && ctest -R lit
+# or /usr/lib/llvm-22/bin/lit -sv build/tests (one test: add its path under
+# build/tests, e.g. build/tests/tests/diagnostics/unknown_name.tile).
+import os
+import sys
+
+import lit.formats
+import lit.util
+
+if not hasattr(config, "project_source_dir"):
+    lit_config.fatal("run lit on the build tree (build/tests), not on the sources")
+
+config.name = "tilec"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".tile", ".mlir", ".test"]
+config.excludes = ["support"]  # tests/support: C++ helpers
+if os.path.samefile(config.test_source_root, config.project_source_dir):
+    # The root suite: only dialects/ (dialects/tile/test) and tests/ (the
+    # nested suite) hold tests.
+    config.excludes += [
+        name for name in os.listdir(config.test_source_root) if name not in ("dialects", "tests")
+    ]
+
+# Permission tests cannot work as root, who reads any file.
+if os.geteuid() != 0:
+    config.available_features.add("non-root-user")
+
+# LLVM 22's FileCheck, not and count come first on PATH (FileCheck and not are
+# also substituted by full path).
+config.environment["PATH"] = os.pathsep.join([config.llvm_tools_dir, os.environ.get("PATH", "")])
+config.substitutions.append(("%tilec", config.tilec))
+config.substitutions.append(("%tile-opt", config.tile_opt))
+config.substitutions.append(("%python", sys.executable))
+# The example kernels that the CLI tests compile.
+config.substitutions.append(("%kernels", os.path.join(config.project_source_dir, "kernels")))
+for tool in ["FileCheck", "not"]:
+    path = lit.util.which(tool, config.llvm_tools_dir)
+    if not path:
+        lit_config.fatal(f"{tool} not found in {config.llvm_tools_dir}")
+    # Whole words only: not inside a path, a file name or an option.
+    config.substitutions.append((r"(?<![-/.\w])%s(?![-.\w])" % tool, path))
