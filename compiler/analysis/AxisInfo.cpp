@@ -74,7 +74,7 @@ void AxisInfoAnalysis::visit(Operation *op) {
   if (matchPattern(result, m_ConstantInt(&constant)))
     return set(uniform(result, powerOfTwoFactor(constant.getSExtValue())));
   if (auto range = dyn_cast<RangeOp>(op))
-    return set({powerOfTwoFactor(range.getStart()), n, 1});
+    return set({powerOfTwoFactor(int32_t(range.getStart())), n, 1});
   if (isa<SplatOp>(op))
     return set(uniform(result, get(op->getOperand(0)).divisibility));
   if (isa<arith::ExtSIOp, arith::ExtUIOp, arith::TruncIOp, arith::IndexCastOp>(op))

@@ -198,7 +198,7 @@ struct RangeLowering : GPUPattern<RangeOp> {
       Value e = arith::AddIOp::create(rewriter, loc, base, i32Const(rewriter, loc, l.offset(r)));
       e = arith::AndIOp::create(rewriter, loc, e, i32Const(rewriter, loc, l.size - 1));
       elems.push_back(
-          arith::AddIOp::create(rewriter, loc, e, i32Const(rewriter, loc, op.getStart())));
+          arith::AddIOp::create(rewriter, loc, e, i32Const(rewriter, loc, int32_t(op.getStart()))));
     }
     rewriter.replaceOp(op, pack(rewriter, loc, getTypeConverter()->convertType(op.getType()),
                                 elems));

@@ -106,7 +106,7 @@ struct RangeLowering : OpConversionPattern<RangeOp> {
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     auto type = op.getType();
-    int32_t start = op.getStart();
+    int32_t start = int32_t(op.getStart());
     auto generic = linalg::GenericOp::create(
         rewriter, loc, type, ValueRange{}, ValueRange{emptyLike(rewriter, loc, type)},
         ArrayRef<AffineMap>{rewriter.getMultiDimIdentityMap(1)}, parallelIterators(1),

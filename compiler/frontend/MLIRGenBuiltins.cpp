@@ -169,8 +169,11 @@ std::optional<Val> MLIRGen::genLoad(const CallExpr &call) {
       llvm::isa<mlir::RankedTensorType>(ptr->value.getType())
           ? llvm::cast<mlir::RankedTensorType>(ptr->value.getType()).getShape()
           : llvm::ArrayRef<int64_t>());
-  if (otherExpr && !maskExpr)
-    return error(otherExpr->getLoc(), "'other' has no effect without 'mask'"), std::nullopt;
+  if (otherExpr && !maskExpr) {
+    for (auto &kw : call.kwargs)
+      if (kw.name == "other")
+        return error(kw.loc, "'other' has no effect without 'mask'"), std::nullopt;
+  }
   if (maskExpr) {
     if (!(mask = genExpr(*maskExpr)))
       return std::nullopt;

@@ -484,6 +484,9 @@ std::optional<Val> MLIRGen::genUnary(const UnaryExpr &e) {
       return Val::makeFloat(-v->f);
     if (v->isRuntime() && isFloatVal(*v))
       return Val::makeRuntime(arith::NegFOp::create(builder, loc(l), v->value));
+    if (!v->isRuntime() || !llvm::isa<mlir::IntegerType>(
+                               mlir::getElementTypeOrSelf(v->value.getType())))
+      return error(l, "cannot negate " + describe(*v)), std::nullopt;
     return genBinary(l, "-", Val::makeInt(0), *v);
   }
   if (e.op == "!") {

@@ -26,7 +26,10 @@ public:
   std::unique_ptr<Module> parseModule();
 
 private:
-  void advance() { tok = lexer.next(); }
+  void advance() {
+    prevEnd = tok.text.data() ? tok.text.end() : nullptr;
+    tok = lexer.next();
+  }
   bool failed() const { return diags.errorCount() != 0; }
   std::string describe(const Token &t) const {
     if (t.kind == Tok::Eof)
@@ -39,8 +42,15 @@ private:
     return false;
   }
   bool consumePunct(StringRef p) {
-    if (!tok.isPunct(p))
+    if (!tok.isPunct(p)) {
+      // A missing ';' belongs to the statement it ends, not to the next line.
+      if (p == ";" && prevEnd && tok.kind != Tok::Error) {
+        diags.error(SMLoc::getFromPointer(prevEnd),
+                    "expected ';', found " + describe(tok));
+        return false;
+      }
       return expected("'" + p + "'");
+    }
     advance();
     return true;
   }
@@ -63,13 +73,26 @@ private:
   ExprPtr parseUnary();
   ExprPtr parsePostfix(ExprPtr base);
   ExprPtr parsePrimary();
-  bool parseCallArgs(std::vector<ExprPtr> &args, std::vector<KeywordArg> *kwargs);
+  bool parseCallArgs(std::vector<ExprPtr> &args, std::vector<KeywordArg> *kwargs,
+                     StringRef callee = "");
 
   Diagnostics &diags;
   Lexer lexer;
   Token tok;
+  /// One past the last character of the previous token.
+  const char *prevEnd = nullptr;
   /// Set while parsing a default inside `<...>`, where '>' closes the list.
   bool angleClosesExpr = false;
+  /// Nesting of the expression being parsed (parentheses, unary operators,
+  /// operator chains); bounded so that deep input cannot exhaust the stack.
+  unsigned depth = 0;
+  static constexpr unsigned kMaxDepth = 256;
+  bool enter(SMLoc loc) {
+    if (++depth <= kMaxDepth)
+      return true;
+    diags.error(loc, "expression nested more than " + llvm::Twine(kMaxDepth) + " levels deep");
+    return false;
+  }
 };
 
 } // namespace
@@ -146,6 +169,11 @@ std::unique_ptr<Function> Parser::parseFunction() {
   }
   if (!parseBlock(fn->body, &fn->endLoc))
     return nullptr;
+  auto *last = fn->body.empty() ? nullptr : llvm::dyn_cast<ReturnStmt>(fn->body.back().get());
+  if (!fn->isKernel && (!last || !last->value)) {
+    diags.error(fn->endLoc, "function '" + fn->name + "' must end with 'return <value>;'");
+    return nullptr;
+  }
   return fn;
 }
 
@@ -183,6 +211,11 @@ std::unique_ptr<TypeExpr> Parser::parseType() {
       return nullptr;
     if (!(type->pointee = parseType()))
       return nullptr;
+    if (tok.isPunct(">>")) {
+      // `ptr<ptr<T>>`: the inner type closes with the first '>'.
+      tok.text = tok.text.drop_front();
+      return type;
+    }
     if (!consumePunct(">"))
       return nullptr;
     return type;
@@ -338,17 +371,21 @@ StmtPtr Parser::parseIf() {
 ExprPtr Parser::parseExpr(size_t level) {
   if (level == kPrecedence.size())
     return parseUnary();
+  unsigned savedDepth = depth;
   ExprPtr lhs = parseExpr(level + 1);
   while (lhs && tok.kind == Tok::Punct && llvm::is_contained(kPrecedence[level], tok.text) &&
          !(angleClosesExpr && tok.text == ">")) {
     std::string op = tok.text.str();
     SMLoc loc = tok.loc();
+    if (!enter(loc))
+      return nullptr;
     advance();
     ExprPtr rhs = parseExpr(level + 1);
     if (!rhs)
       return nullptr;
     lhs = std::make_unique<BinaryExpr>(loc, op, std::move(lhs), std::move(rhs));
   }
+  depth = savedDepth;
   return lhs;
 }
 
@@ -356,8 +393,11 @@ ExprPtr Parser::parseUnary() {
   if (tok.isPunct("-") || tok.isPunct("!") || tok.isPunct("~")) {
     SMLoc loc = tok.loc();
     std::string op = tok.text.str();
+    if (!enter(loc))
+      return nullptr;
     advance();
     ExprPtr operand = parseUnary();
+    --depth;
     if (!operand)
       return nullptr;
     return std::make_unique<UnaryExpr>(loc, op, std::move(operand));
@@ -404,7 +444,8 @@ ExprPtr Parser::parsePostfix(ExprPtr base) {
   }
 }
 
-bool Parser::parseCallArgs(std::vector<ExprPtr> &args, std::vector<KeywordArg> *kwargs) {
+bool Parser::parseCallArgs(std::vector<ExprPtr> &args, std::vector<KeywordArg> *kwargs,
+                           StringRef callee) {
   if (tok.isPunct(")")) {
     advance();
     return true;
@@ -420,7 +461,14 @@ bool Parser::parseCallArgs(std::vector<ExprPtr> &args, std::vector<KeywordArg> *
         return false;
       }
       advance();
-      KeywordArg kw{loc, llvm::cast<NameExpr>(arg.get())->name, parseExpr()};
+      std::string name = llvm::cast<NameExpr>(arg.get())->name;
+      for (auto &prev : *kwargs) {
+        if (prev.name == name) {
+          diags.error(loc, "'" + callee + "' got keyword argument '" + name + "' twice");
+          return false;
+        }
+      }
+      KeywordArg kw{loc, name, parseExpr()};
       if (!kw.value)
         return false;
       kwargs->push_back(std::move(kw));
@@ -460,7 +508,7 @@ ExprPtr Parser::parsePrimary() {
       return std::make_unique<NameExpr>(loc, name);
     advance();
     auto call = std::make_unique<CallExpr>(loc, name);
-    if (!parseCallArgs(call->args, &call->kwargs))
+    if (!parseCallArgs(call->args, &call->kwargs, name))
       return nullptr;
     return call;
   }
@@ -473,11 +521,14 @@ ExprPtr Parser::parsePrimary() {
     break;
   case Tok::Punct:
     if (tok.isPunct("(")) {
+      if (!enter(loc))
+        return nullptr;
       advance();
       bool savedAngle = angleClosesExpr;
       angleClosesExpr = false;
       ExprPtr inner = parseExpr();
       angleClosesExpr = savedAngle;
+      --depth;
       if (!inner || !consumePunct(")"))
         return nullptr;
       return inner;

@@ -30,9 +30,12 @@
 #include "mlir/Target/LLVMIR/Export.h"
 #include "mlir/Transforms/Passes.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/MemoryBuffer.h"
+
+#include <set>
 
 using namespace tile;
 
@@ -206,19 +209,43 @@ Result<std::vector<std::string>> tile::check(const std::string &source,
   if (!ast)
     return Result<std::vector<std::string>>::failure(errors);
   auto context = createContext();
-  std::vector<std::string> kernels;
+  std::vector<std::string> kernels, all;
+  std::set<std::string> usedDefines;
+  for (auto &fn : ast->functions)
+    if (fn->isKernel)
+      all.push_back(fn->name);
+  llvm::SMLoc start = llvm::SMLoc::getFromPointer(
+      sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())->getBufferStart());
+  if (all.empty() || (!options.kernel.empty() && !llvm::is_contained(all, options.kernel))) {
+    diags.error(start, all.empty() ? "the file defines no kernel"
+                                   : "no kernel named '" + options.kernel +
+                                         "' (the file defines: " + llvm::join(all, ", ") + ")");
+    return Result<std::vector<std::string>>::failure(errors);
+  }
   for (auto &fn : ast->functions) {
     if (!fn->isKernel || (!options.kernel.empty() && fn->name != options.kernel))
       continue;
+    // With several kernels, each takes the -D values it declares.
+    std::map<std::string, std::string> defines;
+    for (auto &[name, value] : options.defines) {
+      bool declared = llvm::any_of(fn->ctParams, [&](const ast::Param &p) { return p.name == name; });
+      if (declared || !options.kernel.empty() || all.size() == 1) {
+        defines[name] = value;
+        usedDefines.insert(name);
+      }
+    }
     KernelSignature signature;
-    if (!generateKernel(*ast, diags, *context, fn->name, options.defines, &signature))
+    if (!generateKernel(*ast, diags, *context, fn->name, defines, &signature))
       return Result<std::vector<std::string>>::failure(errors);
     kernels.push_back(fn->name);
   }
-  if (kernels.empty())
-    return Result<std::vector<std::string>>::failure(
-        fileName + ": error: " +
-        (options.kernel.empty() ? "the file defines no kernel"
-                                : "no kernel named '" + options.kernel + "'") + "\n");
+  for (auto &[name, value] : options.defines) {
+    if (!usedDefines.count(name)) {
+      diags.error(start, "-D " + name + "=" + value +
+                             ": no kernel of the file has a compile-time parameter named '" +
+                             name + "'");
+      return Result<std::vector<std::string>>::failure(errors);
+    }
+  }
   return kernels;
 }

@@ -10,6 +10,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <vector>
@@ -80,6 +81,9 @@ int usageError(const std::string &message) {
 }
 
 bool readFile(const std::string &path, std::string &out) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec))
+    return false;
   std::ifstream in(path, std::ios::binary);
   if (!in)
     return false;
@@ -166,7 +170,7 @@ std::string parseArgs(const std::vector<std::string> &args, bool wantStage, Comm
 int runCheck(const CommonArgs &args) {
   std::string source;
   if (!readFile(args.file, source))
-    return usageError("cannot read '" + args.file + "'");
+    return usageError("cannot read '" + args.file + "' (not a readable regular file)");
   auto kernels = tile::check(source, args.file, args.options);
   if (!kernels) {
     printDiagnostics(kernels.message());
@@ -196,7 +200,7 @@ int runEmit(const CommonArgs &args) {
                       "' (expected ast, tile, lowered, llvm or ptx)");
   std::string source;
   if (!readFile(args.file, source))
-    return usageError("cannot read '" + args.file + "'");
+    return usageError("cannot read '" + args.file + "' (not a readable regular file)");
   auto text = tile::emit(source, args.file, args.options, phase);
   if (!text) {
     printDiagnostics(text.message());
@@ -225,7 +229,7 @@ int runCompile(const CommonArgs &args) {
     return usageError("compile needs a GPU --target (sm_80, sm_89, sm_90, sm_90a)");
   std::string source;
   if (!readFile(args.file, source))
-    return usageError("cannot read '" + args.file + "'");
+    return usageError("cannot read '" + args.file + "' (not a readable regular file)");
   auto binary = tile::compileForGPU(source, args.file, args.options);
   if (!binary) {
     printDiagnostics(binary.message());

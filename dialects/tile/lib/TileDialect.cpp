@@ -1,6 +1,7 @@
 //===- TileDialect.cpp - tile dialect registration ------------------------===//
 #include "tile/Dialect/TileDialect.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -29,6 +30,15 @@ Type mlir::getElementTypeOrSelf(Type type) {
   if (auto shaped = dyn_cast<ShapedType>(type))
     return shaped.getElementType();
   return type;
+}
+
+/// Folds of tile ops produce constants of builtin types: arith.constant.
+Operation *TileDialect::materializeConstant(OpBuilder &builder, Attribute value, Type type,
+                                            Location loc) {
+  if (auto typed = dyn_cast<TypedAttr>(value))
+    if (arith::ConstantOp::isBuildableWith(typed, type))
+      return arith::ConstantOp::create(builder, loc, type, typed);
+  return nullptr;
 }
 
 Type mlir::tileir::getSameShape(Type like, Type element) {

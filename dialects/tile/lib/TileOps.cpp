@@ -13,7 +13,7 @@ using namespace mlir::tileir;
 #include "tile/Dialect/TileOps.cpp.inc"
 
 LogicalResult RangeOp::verify() {
-  int64_t start = getStart(), end = getEnd();
+  int64_t start = int32_t(getStart()), end = int32_t(getEnd());
   if (end <= start)
     return emitOpError() << "needs start < end, got " << start << " to " << end;
   int64_t size = getResult().getType().getDimSize(0);
@@ -55,7 +55,7 @@ OpFoldResult BroadcastOp::fold(FoldAdaptor adaptor) {
 LogicalResult ExpandDimsOp::verify() {
   auto srcType = getSrc().getType();
   auto resType = cast<RankedTensorType>(getType());
-  int64_t axis = getAxis();
+  int64_t axis = int32_t(getAxis());
   if (axis < 0 || axis > srcType.getRank())
     return emitOpError() << "axis " << axis << " out of range for rank "
                          << srcType.getRank();
@@ -112,7 +112,7 @@ LogicalResult StoreOp::verify() {
 
 LogicalResult ReduceOp::verify() {
   auto srcType = getSrc().getType();
-  int64_t axis = getAxis();
+  int64_t axis = int32_t(getAxis());
   if (axis < 0 || axis >= srcType.getRank())
     return emitOpError() << "axis " << axis << " out of range for rank "
                          << srcType.getRank();

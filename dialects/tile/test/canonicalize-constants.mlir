@@ -3,7 +3,6 @@
 // canonicalizer can only use through the tile dialect's constant materializer.
 // The dialect has none yet (TileBase.td lacks `hasConstantMaterializer = 1`,
 // TileDialect.cpp lacks materializeConstant), so these folds never happen.
-// XFAIL: *
 // RUN: %tile-opt %s -canonicalize -split-input-file | FileCheck %s
 
 // A splat of a constant folds to a dense constant.

@@ -1,5 +1,4 @@
 // Negative values of the I32Attr attributes (range start, axes).
-// XFAIL: *
 // ODS's I32Attr accessors return uint32_t: RangeOp::verify, ExpandDimsOp::verify
 // and ReduceOp::verify read -2 as 4294967294, so `tile.range -2 to 2` fails to
 // verify ("needs start < end, got 4294967294 to 2") and a negative axis is

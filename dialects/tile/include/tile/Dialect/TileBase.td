@@ -19,6 +19,7 @@ def Tile_Dialect : Dialect {
     reductions.
   }];
   let useDefaultTypePrinterParser = 1;
+  let hasConstantMaterializer = 1;
 }
 
 class Tile_Type<string name, string typeMnemonic> : TypeDef<Tile_Dialect, name> {
