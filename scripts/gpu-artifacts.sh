@@ -23,6 +23,14 @@ for k in rms_norm fused_add_rms_norm rms_norm_gelu embed_sum_rms_norm; do
     $tilec compile "${common[@]}" -o $out/$k.$t.generic.ptx
     $tilec compile "${common[@]}" "${spec[@]}" -o $out/$k.$t.div16.ptx
   done
+  # Timing builds, one per row length as a JIT would make them: the whole row
+  # in one BLOCK (one pass), 16 bytes per thread and access.
+  for n in 4096 5120 7168 8192 16384; do
+    block=1; while [ $block -lt $n ]; do block=$((block * 2)); done
+    warps=$((block / 512)); [ $warps -lt 4 ] && warps=4; [ $warps -gt 16 ] && warps=16
+    $tilec compile kernels/norms/$k.tile --target=$target -D T=bf16 -D BLOCK=$block \
+      --num-warps=$warps "${spec[@]}" -o $out/$k.bf16.n$n.ptx
+  done
 done
 cp build/tests/gpu/norm-gpu "$out/"
 echo "wrote $(ls $out | wc -l) files to $out"

@@ -1,6 +1,7 @@
 //===- ExpandMath.cpp - target-neutral transcendental expansions ----------===//
 #include "tile/Transforms/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -26,8 +27,17 @@ struct ExpandMath : tileir::impl::ExpandMathBase<ExpandMath> {
     populateMathF32ExpansionPatterns(patterns, expanded);
     populateMathPolynomialApproximationPatterns(patterns, expanded);
     populatePolynomialApproximateErfcPattern(patterns);
+    llvm::DenseSet<Operation *> userDivisions;
+    getOperation()->walk([&](arith::DivFOp op) { userDivisions.insert(op); });
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
-      signalPassFailure();
+      return signalPassFailure();
+    // The expansions refine their quotients with a residual step, so their
+    // divisions may use the target's fast reciprocal (div.approx on NVPTX,
+    // 2 ulp); the kernel's own divisions stay correctly rounded.
+    getOperation()->walk([&](arith::DivFOp op) {
+      if (!userDivisions.contains(op))
+        op.setFastmath(arith::FastMathFlags::afn);
+    });
   }
 };
 } // namespace
