@@ -30,6 +30,12 @@ for k in rms_norm fused_add_rms_norm rms_norm_gelu embed_sum_rms_norm; do
     warps=$((block / 512)); [ $warps -lt 4 ] && warps=4; [ $warps -gt 16 ] && warps=16
     $tilec compile kernels/norms/$k.tile --target=$target -D T=bf16 -D BLOCK=$block \
       --num-warps=$warps "${spec[@]}" -o $out/$k.bf16.n$n.ptx
+    # A small sweep over warps per program; norm-gpu times each and reports the best.
+    for w in 4 8 16; do
+      [ $w -eq $warps ] && continue
+      $tilec compile kernels/norms/$k.tile --target=$target -D T=bf16 -D BLOCK=$block \
+        --num-warps=$w "${spec[@]}" -o $out/$k.bf16.n$n.w$w.ptx
+    done
   done
 done
 cp build/tests/gpu/norm-gpu "$out/"
