@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
 #include "mlir/Dialect/Linalg/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRefMemorySlot.h"
@@ -27,6 +28,7 @@
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/ROCDL/ROCDLToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "mlir/Transforms/Passes.h"
 
@@ -45,7 +47,8 @@ std::unique_ptr<mlir::MLIRContext> tile::createContext() {
   registry.insert<mlir::bufferization::BufferizationDialect, mlir::cf::ControlFlowDialect,
                   mlir::linalg::LinalgDialect, mlir::LLVM::LLVMDialect,
                   mlir::memref::MemRefDialect, mlir::tensor::TensorDialect,
-                  mlir::ub::UBDialect, mlir::NVVM::NVVMDialect, mlir::vector::VectorDialect>();
+                  mlir::ub::UBDialect, mlir::NVVM::NVVMDialect, mlir::ROCDL::ROCDLDialect,
+                  mlir::vector::VectorDialect>();
   mlir::arith::registerBufferizableOpInterfaceExternalModels(registry);
   mlir::linalg::registerBufferizableOpInterfaceExternalModels(registry);
   mlir::scf::registerBufferizableOpInterfaceExternalModels(registry);
@@ -55,6 +58,7 @@ std::unique_ptr<mlir::MLIRContext> tile::createContext() {
   mlir::registerBuiltinDialectTranslation(registry);
   mlir::registerLLVMDialectTranslation(registry);
   mlir::registerNVVMDialectTranslation(registry);
+  mlir::registerROCDLDialectTranslation(registry);
   auto context = std::make_unique<mlir::MLIRContext>(registry);
   context->loadAllAvailableDialects();
   return context;
@@ -194,6 +198,15 @@ Result<std::string> tile::emit(const std::string &source, const std::string &fil
     return Result<std::string>::failure("internal compiler error: translation to LLVM IR failed");
   llvmModule->print(os, nullptr);
   return text;
+}
+
+Result<Signature> tile::signature(const std::string &source, const std::string &fileName,
+                                 const CompileOptions &options) {
+  auto context = createContext();
+  auto front = runFrontend(source, fileName, options, *context);
+  if (!front)
+    return Result<Signature>::failure(front.message());
+  return Signature{(*front)->signature.name, (*front)->signature.params};
 }
 
 Result<std::vector<std::string>> tile::check(const std::string &source,

@@ -118,6 +118,11 @@ std::unique_ptr<Driver> Driver::open(int ordinal, std::string &error) {
   d->api->cuDeviceGetAttribute(&minor, 76, d->device); // COMPUTE_CAPABILITY_MINOR
   d->api->cuDeviceGetAttribute(&d->smCount, 16, d->device); // MULTIPROCESSOR_COUNT
   d->cc = major * 10 + minor;
+  for (int axis = 0; axis < 3; ++axis) { // MAX_GRID_DIM_X, _Y, _Z
+    int limit = 0;
+    d->api->cuDeviceGetAttribute(&limit, 5 + axis, d->device);
+    d->gridLimit[axis] = unsigned(limit);
+  }
   return d;
 }
 
@@ -160,9 +165,9 @@ std::string Driver::loadKernel(const std::string &image, const std::string &kern
 }
 
 std::string Driver::launch(void *function, const unsigned grid[3], unsigned threads,
-                           unsigned sharedBytes, std::vector<void *> &args) {
+                           unsigned sharedBytes, std::vector<void *> &args, void *stream) {
   return check(api->cuLaunchKernel(function, grid[0], grid[1], grid[2], threads, 1, 1,
-                                   sharedBytes, nullptr, args.data(), nullptr),
+                                   sharedBytes, stream, args.data(), nullptr),
                "cuLaunchKernel");
 }
 

@@ -43,7 +43,9 @@ public:
   std::string loadKernel(const std::string &image, const std::string &kernel, void *&function);
   /// Launches with one pointer per argument (cuLaunchKernel's convention).
   std::string launch(void *function, const unsigned grid[3], unsigned threads,
-                     unsigned sharedBytes, std::vector<void *> &args);
+                     unsigned sharedBytes, std::vector<void *> &args, void *stream = nullptr);
+  /// The largest grid the device accepts, per axis.
+  const unsigned *maxGrid() const { return gridLimit; }
 
   /// Milliseconds taken by `body` (enqueued work only), measured with events.
   std::string time(const std::function<std::string()> &body, float &ms);
@@ -60,6 +62,7 @@ private:
   int cc = 0;
   int smCount = 0;
   int device = 0;
+  unsigned gridLimit[3] = {0, 0, 0};
 };
 
 } // namespace tile::cuda

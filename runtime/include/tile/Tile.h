@@ -19,7 +19,7 @@ namespace tile {
 
 /// Stages of the pipeline, in order; `tilec emit --stage=` names them.
 /// Lowered is the target's lowering (host: bufferized loops; GPU: per-thread
-/// code); Assembly is PTX for NVIDIA targets.
+/// code); Assembly is PTX for NVIDIA targets, AMDGCN assembly for AMD ones.
 enum class Phase { AST, Tile, Lowered, LLVM, Assembly };
 
 /// Compile-time parameter overrides (`-D NAME=VALUE`) and what to build.
@@ -29,7 +29,7 @@ struct CompileOptions {
   /// NAME -> VALUE text, e.g. {"T", "f16"}, {"BLOCK", "1024"}.
   std::map<std::string, std::string> defines;
   /// "host" is the in-process CPU target; "sm_80", "sm_89", "sm_90",
-  /// "sm_90a" are NVIDIA GPUs.
+  /// "sm_90a" are NVIDIA GPUs; "gfx90a", "gfx942", "gfx950" are AMD GPUs.
   std::string target = "host";
   /// Warps per program on GPU targets.
   unsigned numWarps = 4;
@@ -38,6 +38,8 @@ struct CompileOptions {
   std::map<std::string, int64_t> divisibility;
   /// LLVM optimisation level for generated code (0-3).
   unsigned optLevel = 2;
+  /// HSA code object version for AMD targets (5 or 6).
+  unsigned codeObjectVersion = 5;
 };
 
 /// The element type of a kernel parameter.
@@ -60,6 +62,12 @@ struct Arg {
   static Arg pointer(const void *p) { return {Kind::Pointer, p, 0, 0}; }
   static Arg integer(int64_t v) { return {Kind::Int, nullptr, v, 0}; }
   static Arg real(double v) { return {Kind::Float, nullptr, 0, v}; }
+};
+
+/// A kernel's name and runtime parameters.
+struct Signature {
+  std::string kernel;
+  std::vector<ParamInfo> params;
 };
 
 /// A result or an error message; the API never throws and never aborts on
@@ -120,7 +128,10 @@ Result<std::vector<std::string>> check(const std::string &source,
 struct GPUBinary {
   std::string target;
   std::string kernel;
+  /// PTX text (NVIDIA targets).
   std::string ptx;
+  /// The HSA code object, an ELF shared object (AMD targets).
+  std::string binary;
   std::vector<ParamInfo> params;
   /// Static shared memory the kernel uses, in bytes.
   int64_t sharedBytes = 0;
@@ -128,9 +139,13 @@ struct GPUBinary {
   unsigned threads = 0;
 };
 
-/// Compiles one kernel for a GPU target (PTX for NVIDIA).
+/// Compiles one kernel for a GPU target (PTX for NVIDIA, a code object for AMD).
 Result<GPUBinary> compileForGPU(const std::string &source, const std::string &fileName,
                                 const CompileOptions &options);
+
+/// Parses and type-checks one kernel and returns its signature.
+Result<Signature> signature(const std::string &source, const std::string &fileName,
+                            const CompileOptions &options);
 
 /// Compiles one kernel for the host CPU.
 Result<std::shared_ptr<HostKernel>>

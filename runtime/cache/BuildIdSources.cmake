@@ -1,0 +1,20 @@
+# The files whose contents identify a compiler build (see BuildId.cmake): the
+# sources of the compiler, the dialect and the runtime, and their CMake files.
+function(tilec_build_id_sources root out)
+  set(patterns)
+  foreach(dir compiler dialects runtime)
+    foreach(ext cpp h td def cmake)
+      list(APPEND patterns "${root}/${dir}/*.${ext}")
+    endforeach()
+    list(APPEND patterns "${root}/${dir}/CMakeLists.txt")
+  endforeach()
+  if(CMAKE_SCRIPT_MODE_FILE)
+    file(GLOB_RECURSE files ${patterns})
+  else()
+    # Re-globbed on every build, so a new header changes the build id too.
+    file(GLOB_RECURSE files CONFIGURE_DEPENDS ${patterns})
+  endif()
+  list(APPEND files "${root}/CMakeLists.txt")
+  list(SORT files)
+  set(${out} "${files}" PARENT_SCOPE)
+endfunction()

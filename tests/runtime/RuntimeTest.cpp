@@ -1,0 +1,153 @@
+//===- RuntimeTest.cpp - the JIT runtime on the host backend --------------===//
+#include "NormCheck.h"
+#include "tile/Runtime.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <vector>
+
+using namespace tile;
+
+namespace {
+
+const char *kAdd = R"(
+kernel add<T: dtype = f32, BLOCK: int = 256>(x: ptr<T>, y: ptr<T>, out: ptr<T>, n: i32) {
+  let offs = program_id(0) * BLOCK + arange(0, BLOCK);
+  let m = offs < n;
+  store(out + offs, load(x + offs, mask=m, other=0) + load(y + offs, mask=m, other=0), mask=m);
+}
+)";
+
+std::unique_ptr<Runtime> hostRuntime() {
+  RuntimeOptions options;
+  options.backend = "host";
+  auto rt = Runtime::create(options, jitCompiler("", nullptr));
+  EXPECT_TRUE(bool(rt)) << rt.message();
+  return std::move(*rt);
+}
+
+TEST(Runtime, AutoFallsBackToHostWithoutGpu) {
+  setenv("LD_LIBRARY_PATH", "/nonexistent", 1);
+  auto rt = Runtime::create({}, jitCompiler("", nullptr));
+  ASSERT_TRUE(bool(rt)) << rt.message();
+  if ((*rt)->backend() != Backend::Host)
+    GTEST_SKIP() << "a GPU is present: " << (*rt)->deviceName();
+  EXPECT_EQ((*rt)->target(), "host");
+}
+
+TEST(Runtime, ExplicitGpuBackendWithoutDriverSaysWhatWasTried) {
+  RuntimeOptions options;
+  options.backend = "hip";
+  auto rt = Runtime::create(options, jitCompiler("", nullptr));
+  if (rt)
+    GTEST_SKIP() << "a HIP device is present";
+  EXPECT_NE(rt.message().find("no hip device: HIP: no HIP runtime: dlopen of libamdhip64.so"),
+            std::string::npos)
+      << rt.message();
+  options.backend = "cuda";
+  auto rt2 = Runtime::create(options, jitCompiler("", nullptr));
+  if (!rt2)
+    EXPECT_NE(rt2.message().find("no cuda device: CUDA: "), std::string::npos) << rt2.message();
+  options.backend = "tpu";
+  auto rt3 = Runtime::create(options, jitCompiler("", nullptr));
+  ASSERT_FALSE(bool(rt3));
+  EXPECT_EQ(rt3.message(), "unknown backend 'tpu' (expected auto, cuda, hip or host)");
+}
+
+TEST(Runtime, LaunchComputesAndSpecialisesOnce) {
+  auto rt = hostRuntime();
+  auto kernel = rt->loadSource(kAdd, "add.tile", {});
+  ASSERT_TRUE(bool(kernel)) << kernel.message();
+  EXPECT_EQ((*kernel)->name(), "add");
+  ASSERT_EQ((*kernel)->params().size(), 4u);
+  const int n = 1000;
+  std::vector<float> x(n + 4), y(n + 4), out(n + 4, -7.0f);
+  for (int i = 0; i < n + 4; ++i) {
+    x[i] = 0.25f * i - 3.0f;
+    y[i] = 1.5f - 0.125f * i;
+  }
+  std::array<uint32_t, 3> grid = {(n + 255) / 256, 1, 1};
+  // 16-byte aligned pointers and n = 1000 (not divisible by 16).
+  ASSERT_EQ(rt->launch(*kernel, grid,
+                       {Arg::pointer(x.data()), Arg::pointer(y.data()), Arg::pointer(out.data()),
+                        Arg::integer(n)}),
+            "");
+  for (int i = 0; i < n; ++i)
+    ASSERT_EQ(out[i], x[i] + y[i]) << i;
+  EXPECT_EQ(out[n], -7.0f);
+  EXPECT_EQ((*kernel)->numVariants(), 1u);
+  ASSERT_EQ(rt->launch(*kernel, grid,
+                       {Arg::pointer(x.data()), Arg::pointer(y.data()), Arg::pointer(out.data()),
+                        Arg::integer(n)}),
+            "");
+  EXPECT_EQ((*kernel)->numVariants(), 1u);
+  // x + 1 is 4 bytes past a 16-byte boundary: another variant, compiled once.
+  ASSERT_EQ(rt->launch(*kernel, grid,
+                       {Arg::pointer(x.data() + 1), Arg::pointer(y.data()),
+                        Arg::pointer(out.data()), Arg::integer(n)}),
+            "");
+  EXPECT_EQ(out[0], x[1] + y[0]);
+  EXPECT_EQ((*kernel)->numVariants(), 2u);
+  ASSERT_EQ(rt->launch(*kernel, grid,
+                       {Arg::pointer(x.data() + 1), Arg::pointer(y.data()),
+                        Arg::pointer(out.data()), Arg::integer(n)}),
+            "");
+  EXPECT_EQ((*kernel)->numVariants(), 2u);
+}
+
+TEST(Runtime, MisuseComesBackAsErrors) {
+  auto rt = hostRuntime();
+  auto kernel = rt->loadSource(kAdd, "add.tile", {});
+  ASSERT_TRUE(bool(kernel)) << kernel.message();
+  std::vector<float> buf(256);
+  Arg p = Arg::pointer(buf.data());
+  EXPECT_EQ(rt->launch(*kernel, {1, 1, 1}, {p, p, p}), "kernel 'add' takes 4 arguments, got 3");
+  EXPECT_EQ(rt->launch(*kernel, {1, 1, 1}, {p, p, Arg::integer(3), Arg::integer(3)}),
+            "argument 2 ('out', ptr<f32>) needs a pointer");
+  EXPECT_EQ(rt->launch(*kernel, {1, 1, 1}, {p, p, Arg::pointer(nullptr), Arg::integer(3)}),
+            "argument 2 ('out', ptr<f32>) is a null pointer");
+  EXPECT_EQ(rt->launch(*kernel, {1, 1, 1}, {p, p, p, p}),
+            "argument 3 ('n', i32) needs a scalar, got a pointer");
+  EXPECT_EQ(rt->launch(*kernel, {1, 1, 1}, {p, p, p, Arg::real(2.5)}),
+            "argument 3 ('n', i32) needs an integer, got a float");
+  EXPECT_EQ(rt->launch(*kernel, {1, 0, 1}, {p, p, p, Arg::integer(3)}), "grid dimension 1 is 0");
+  EXPECT_EQ(rt->launch(nullptr, {1, 1, 1}, {}), "launch of a null kernel");
+
+  CompileOptions unknown;
+  unknown.kernel = "nope";
+  auto missing = rt->loadSource(kAdd, "add.tile", unknown);
+  ASSERT_FALSE(bool(missing));
+  EXPECT_NE(missing.message().find("no kernel named 'nope' (the file defines: add)"),
+            std::string::npos)
+      << missing.message();
+
+  auto bad = rt->loadSource("kernel k(x: ptr<f32>) {\n  let a = undefined_name;\n}\n", "bad.tile",
+                            {});
+  ASSERT_FALSE(bool(bad));
+  EXPECT_NE(bad.message().find("bad.tile:2:11: error: unknown name 'undefined_name'"),
+            std::string::npos)
+      << bad.message();
+  auto missingFile = rt->loadFile("/nonexistent/k.tile", {});
+  ASSERT_FALSE(bool(missingFile));
+  EXPECT_EQ(missingFile.message(), "cannot read '/nonexistent/k.tile'");
+}
+
+TEST(Runtime, NormThroughTheRuntimeMatchesTheReference) {
+  auto rt = hostRuntime();
+  CompileOptions options;
+  options.defines["T"] = "bf16";
+  auto kernel = rt->loadFile(std::string(TILEC_KERNELS_DIR) + "/norms/rms_norm.tile", options);
+  ASSERT_TRUE(bool(kernel)) << kernel.message();
+  norms::Launcher launch = [&](std::array<uint32_t, 3> grid, const std::vector<Arg> &args,
+                               const std::vector<size_t> &) {
+    return rt->launch(*kernel, grid, args);
+  };
+  for (int64_t n : {7, 769, 4096}) {
+    norms::NormCase c{"rms_norm", test::Dtype::BF16, 5, n, n == 769};
+    auto r = norms::runNormCase((*kernel)->params(), launch, c, 99 + n);
+    EXPECT_TRUE(r.pass) << "N=" << n << ": " << r.error;
+  }
+}
+
+} // namespace
