@@ -38,5 +38,6 @@ for k in rms_norm fused_add_rms_norm rms_norm_gelu embed_sum_rms_norm; do
     done
   done
 done
-cp build/tests/gpu/norm-gpu "$out/"
+$tilec compile bench/launch/trivial.tile --target=$target -o $out/trivial.ptx
+cp build/tests/gpu/norm-gpu build/bench/launch-overhead "$out/"
 echo "wrote $(ls $out | wc -l) files to $out"

@@ -236,7 +236,7 @@ std::string Runtime::launch(Kernel *kernel, std::array<uint32_t, 3> grid,
     variant = slot.get();
   }
   if (kind == Backend::Host)
-    return variant->binary.host->launch(grid, args);
+    return variant->binary.hostLaunch(grid, args);
   const auto &params = kernel->params();
   Slot slots[64];
   void *pointers[64];

@@ -19,9 +19,12 @@ KernelCompiler jitCompiler(const std::string &cacheDir,
       auto host = compileForHost(source, fileName, options);
       if (!host)
         return Result<KernelBinary>::failure(host.message());
-      binary.host = *host;
-      binary.kernel = binary.host->name();
-      binary.params = binary.host->params();
+      std::shared_ptr<HostKernel> kernel = *host;
+      binary.kernel = kernel->name();
+      binary.params = kernel->params();
+      binary.hostLaunch = [kernel](std::array<uint32_t, 3> grid, const std::vector<Arg> &args) {
+        return kernel->launch(grid, args);
+      };
       return binary;
     }
     auto gpu = compileForGPU(source, fileName, options);

@@ -8,6 +8,7 @@
 
 #include <fmt/core.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -24,7 +25,8 @@ const char *kUsage = R"(usage: tilec <command> [options]
 commands:
   check FILE          parse and type-check every kernel of FILE
   emit FILE           print one stage of the pipeline for a kernel of FILE
-  compile FILE        compile a kernel of FILE for a GPU target (PTX + metadata)
+  compile FILE        compile a kernel of FILE for a GPU target (PTX or an HSA
+                      code object, + metadata)
   selftest [DIR]      check every .tile under DIR (default: kernels) and run the
                       norm kernels on the host CPU against their references
 
@@ -50,18 +52,23 @@ STAGE is one of:
   lowered   the target lowering (host: bufferized scalar loops; GPU: per-thread code)
   llvm      LLVM IR
   ptx       PTX (NVIDIA targets)
-TARGET is host (default), sm_80, sm_89, sm_90 or sm_90a.
+  amdgcn    AMDGCN assembly (AMD targets)
+TARGET is host (default), sm_80, sm_89, sm_90, sm_90a, gfx90a, gfx942 or gfx950.
 -D overrides a compile-time parameter (e.g. -D T=f16 -D BLOCK=2048).
 --kernel picks a kernel when FILE defines several. Output goes to stdout or OUT.
 )";
 
-const char *kCompileUsage = R"(usage: tilec compile FILE --target=TARGET -o OUT.ptx [-D NAME=VALUE]...
-                     [--kernel NAME] [--num-warps=N] [--assume NAME=DIV]...
+const char *kCompileUsage = R"(usage: tilec compile FILE --target=TARGET -o OUT [-D NAME=VALUE]...
+                     [--kernel NAME] [--num-warps=N] [--assume NAME=DIV]... [--time]
+                     [--code-object=5|6]
 
-TARGET is sm_80, sm_89, sm_90 or sm_90a. Writes the PTX to OUT.ptx and, beside it,
-OUT.ptx.meta: one 'key value' line each for kernel, target, threads, shared_bytes
-and one 'param NAME TYPE' line per runtime parameter, in order.
---num-warps sets the warps per program (default 4). --assume NAME=DIV
+TARGET is sm_80, sm_89, sm_90 or sm_90a (OUT is PTX text) or gfx90a, gfx942 or
+gfx950 (OUT is an HSA code object, e.g. OUT.hsaco; --code-object picks its
+version, default 5). Writes OUT and, beside it, OUT.meta: one 'key value' line
+each for kernel, target, threads, shared_bytes and one 'param NAME TYPE' line
+per runtime parameter, in order.
+--num-warps sets the warps per program (default 4; a warp is 32 threads on
+NVIDIA, a wavefront of 64 on AMD). --assume NAME=DIV
 specialises the kernel on parameter NAME being divisible by DIV (a power of
 two; for a pointer: its address in bytes), which lets loads and stores be
 vectorised; the caller must only launch it with such arguments.
@@ -98,6 +105,7 @@ struct CommonArgs {
   std::string output;
   std::string stage;
   bool quick = false;
+  bool time = false;
   tile::CompileOptions options;
 };
 
@@ -150,10 +158,19 @@ std::string parseArgs(const std::vector<std::string> &args, bool wantStage, Comm
         err = "--assume " + spec + ": expected NAME=DIVISOR";
       else if (err.empty())
         out.options.divisibility[spec.substr(0, eq)] = div;
+    } else if (a == "--code-object" || a.rfind("--code-object=", 0) == 0) {
+      std::string v;
+      err = value("--code-object", v);
+      if (err.empty() && v != "5" && v != "6")
+        err = "--code-object must be 5 or 6, got '" + v + "'";
+      else if (err.empty())
+        out.options.codeObjectVersion = std::stoul(v);
     } else if (wantStage && a == "-o") {
       err = value("-o", out.output);
     } else if (a == "--quick") {
       out.quick = true;
+    } else if (a == "--time") {
+      out.time = true;
     } else if (!a.empty() && a[0] == '-') {
       return "unknown option '" + a + "'";
     } else if (out.file.empty()) {
@@ -191,13 +208,18 @@ int runEmit(const CommonArgs &args) {
     phase = tile::Phase::Lowered;
   else if (args.stage == "llvm")
     phase = tile::Phase::LLVM;
-  else if (args.stage == "ptx")
+  else if (args.stage == "ptx" || args.stage == "amdgcn")
     phase = tile::Phase::Assembly;
   else if (args.stage.empty())
-    return usageError("emit needs --stage=ast|tile|lowered|llvm|ptx");
+    return usageError("emit needs --stage=ast|tile|lowered|llvm|ptx|amdgcn");
   else
     return usageError("unknown stage '" + args.stage +
-                      "' (expected ast, tile, lowered, llvm or ptx)");
+                      "' (expected ast, tile, lowered, llvm, ptx or amdgcn)");
+  bool amd = args.options.target.rfind("gfx", 0) == 0;
+  bool nvidia = args.options.target.rfind("sm_", 0) == 0;
+  if ((args.stage == "ptx" && amd) || (args.stage == "amdgcn" && nvidia))
+    return usageError("stage '" + args.stage + "' does not fit --target=" + args.options.target +
+                      " (ptx is for NVIDIA targets, amdgcn for AMD ones)");
   std::string source;
   if (!readFile(args.file, source))
     return usageError("cannot read '" + args.file + "' (not a readable regular file)");
@@ -224,19 +246,26 @@ const char *kindName(tile::ScalarKind k) {
 
 int runCompile(const CommonArgs &args) {
   if (args.output.empty())
-    return usageError("compile needs -o OUT.ptx");
+    return usageError("compile needs -o OUT");
   if (args.options.target == "host")
-    return usageError("compile needs a GPU --target (sm_80, sm_89, sm_90, sm_90a)");
+    return usageError(
+        "compile needs a GPU --target (sm_80, sm_89, sm_90, sm_90a, gfx90a, gfx942, gfx950)");
   std::string source;
   if (!readFile(args.file, source))
     return usageError("cannot read '" + args.file + "' (not a readable regular file)");
+  auto start = std::chrono::steady_clock::now();
   auto binary = tile::compileForGPU(source, args.file, args.options);
+  if (args.time)
+    fmt::print(stderr, "tilec: compile {} for {}: {:.1f} ms\n", args.file, args.options.target,
+               std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                   .count());
   if (!binary) {
     printDiagnostics(binary.message());
     return kCompileError;
   }
   std::ofstream out(args.output, std::ios::binary);
-  if (!out || !(out << binary->ptx))
+  const std::string &code = binary->ptx.empty() ? binary->binary : binary->ptx;
+  if (!out || !out.write(code.data(), std::streamsize(code.size())))
     return usageError("cannot write '" + args.output + "'");
   std::ofstream meta(args.output + ".meta", std::ios::binary);
   meta << "kernel " << binary->kernel << "\ntarget " << binary->target << "\nthreads "

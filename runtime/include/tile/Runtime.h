@@ -30,8 +30,8 @@ struct KernelBinary {
   std::string image;
   unsigned threads = 0;
   int64_t sharedBytes = 0;
-  /// The host backend's compiled kernel.
-  std::shared_ptr<HostKernel> host;
+  /// The host backend's launch of the compiled kernel (keeps it alive).
+  std::function<std::string(std::array<uint32_t, 3>, const std::vector<Arg> &)> hostLaunch;
 };
 
 /// Where variants come from: tile::jitCompiler() compiles (and caches on
