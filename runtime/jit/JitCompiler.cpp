@@ -32,7 +32,7 @@ KernelCompiler jitCompiler(const std::string &cacheDir,
       return Result<KernelBinary>::failure(gpu.message());
     binary.kernel = gpu->kernel;
     binary.params = gpu->params;
-    binary.image = gpu->ptx;
+    binary.image = gpu->binary.empty() ? gpu->ptx : gpu->binary;
     binary.threads = gpu->threads;
     binary.sharedBytes = gpu->sharedBytes;
     return binary;

@@ -29,6 +29,8 @@ commands:
                       code object, + metadata)
   selftest [DIR]      check every .tile under DIR (default: kernels) and run the
                       norm kernels on the host CPU against their references
+  cache info|list|clear
+                      show or empty the disk cache of compiled kernels
 
 Run 'tilec <command> --help' for the options of a command.
 
@@ -74,6 +76,19 @@ two; for a pointer: its address in bytes), which lets loads and stores be
 vectorised; the caller must only launch it with such arguments.
 )";
 
+const char *kAotUsage = R"(usage: tilec aot FILE --target=T1,T2,... -o DIR [-D NAME=VALUE]... [--kernel NAME]
+                 [--num-warps=N] [--variant NAME=DIV,NAME=DIV]...
+
+Compiles the kernel for every target (sm_80, sm_89, sm_90, sm_90a) as a generic
+build plus one build per --variant (specialised on those parameters being
+divisible by DIV, see compile --assume), and writes DIR/<kernel>.h and
+DIR/<kernel>.cpp: the images embedded as data and a typed launcher,
+tile_aot::<kernel>(grid, args..., stream), that picks the image for the device
+it runs on and the most specialised variant the arguments allow. The
+generated code needs only tilec's runtime/core, cuda/ and hip/ sources (no LLVM)
+and the GPU driver at run time.
+)";
+
 const char *kSelftestUsage = R"(usage: tilec selftest [DIR] [--quick]
 
 Type-checks every .tile file under DIR (default: kernels), then compiles the
@@ -106,6 +121,7 @@ struct CommonArgs {
   std::string stage;
   bool quick = false;
   bool time = false;
+  std::vector<std::string> variants;
   tile::CompileOptions options;
 };
 
@@ -169,6 +185,10 @@ std::string parseArgs(const std::vector<std::string> &args, bool wantStage, Comm
       err = value("-o", out.output);
     } else if (a == "--quick") {
       out.quick = true;
+    } else if (a == "--variant" || a.rfind("--variant=", 0) == 0) {
+      std::string v;
+      err = value("--variant", v);
+      out.variants.push_back(v);
     } else if (a == "--time") {
       out.time = true;
     } else if (!a.empty() && a[0] == '-') {
@@ -292,9 +312,12 @@ int main(int argc, char **argv) {
   args.erase(args.begin());
   if (command == "--help" || command == "-h" || command == "help")
     return fmt::print("{}", kUsage), kOk;
+  if (command == "cache")
+    return runCacheCommand(args);
   const char *help = command == "check"      ? kCheckUsage
                      : command == "emit"     ? kEmitUsage
                      : command == "compile"  ? kCompileUsage
+                     : command == "aot"      ? kAotUsage
                      : command == "selftest" ? kSelftestUsage
                                              : nullptr;
   if (!help)
@@ -303,7 +326,8 @@ int main(int argc, char **argv) {
     if (a == "--help" || a == "-h")
       return fmt::print("{}", help), kOk;
   CommonArgs parsed;
-  std::string err = parseArgs(args, command == "emit" || command == "compile", parsed);
+  std::string err =
+      parseArgs(args, command == "emit" || command == "compile" || command == "aot", parsed);
   if (!err.empty())
     return usageError(err);
   if (command == "selftest")
@@ -312,5 +336,21 @@ int main(int argc, char **argv) {
     return usageError(command + " needs a FILE");
   if (command == "compile")
     return runCompile(parsed);
+  if (command == "aot") {
+    std::string source;
+    if (!readFile(parsed.file, source))
+      return usageError("cannot read '" + parsed.file + "' (not a readable regular file)");
+    if (parsed.output.empty())
+      return usageError("aot needs -o DIR");
+    std::vector<std::string> targets;
+    std::stringstream ss(parsed.options.target);
+    std::string t;
+    while (std::getline(ss, t, ','))
+      if (!t.empty())
+        targets.push_back(t);
+    if (targets.empty() || parsed.options.target == "host")
+      return usageError("aot needs --target with GPU targets, e.g. --target=sm_80,sm_90a");
+    return runAot(parsed.file, source, parsed.options, targets, parsed.variants, parsed.output);
+  }
   return command == "check" ? runCheck(parsed) : runEmit(parsed);
 }
