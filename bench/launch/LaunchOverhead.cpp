@@ -86,6 +86,26 @@ int main(int argc, char **argv) {
     (*rt)->synchronize();
     std::printf("tile::Runtime::launch: %.3f us per launch (10000 launches, host time)\n", us);
   }
+  // The driver alone, same kernel and arguments: what the runtime adds is the
+  // difference.
+  std::string error;
+  auto driver = cuda::Driver::open(0, error);
+  void *function = nullptr;
+  if (!driver || !driver->loadKernel(readFile(std::string(argv[1]) + "/trivial.ptx"), "trivial",
+                                     function)
+                      .empty())
+    return std::fprintf(stderr, "launch-overhead: driver: %s\n", error.c_str()), 2;
+  uint64_t address = reinterpret_cast<uintptr_t>(buffer);
+  std::vector<void *> raw = {&address};
+  unsigned grid[3] = {1, 1, 1};
+  auto viaDriver = [&] { return driver->launch(function, grid, 128, 0, raw); };
+  microsPerLaunch(2000, viaDriver);
+  driver->synchronize();
+  for (int round = 0; round < 3; ++round) {
+    double us = microsPerLaunch(10000, viaDriver);
+    driver->synchronize();
+    std::printf("cuLaunchKernel alone: %.3f us per launch (10000 launches, host time)\n", us);
+  }
   float check = 0;
   (*rt)->copyToHost(&check, buffer, 4);
   std::printf("kernel wrote %.1f (expected 1.0)\n", check);
