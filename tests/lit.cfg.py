@@ -36,6 +36,37 @@ config.substitutions.append(("%tile-opt", config.tile_opt))
 config.substitutions.append(("%python", sys.executable))
 # The example kernels that the CLI tests compile.
 config.substitutions.append(("%kernels", os.path.join(config.project_source_dir, "kernels")))
+
+# NVIDIA's ptxas (feature `ptxas`, on PATH after the LLVM tools) validates the
+# PTX that tilec writes; tests needing it say `REQUIRES: ptxas` and are
+# reported unsupported without it. tilec emits PTX ISA 8.6: ptxas 12.8 or newer.
+def _find_ptxas():
+    import re
+    import subprocess
+
+    path = lit.util.which("ptxas", os.environ.get("PATH", "")) or lit.util.which(
+        "ptxas", "/usr/local/cuda/bin"
+    )
+    if not path:
+        return None
+    try:
+        out = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=30).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    m = re.search(r"release (\d+)\.(\d+)", out)
+    if not m or (int(m.group(1)), int(m.group(2))) < (12, 8):
+        lit_config.note(f"{path} is too old for PTX ISA 8.6 (needs 12.8+): ptxas tests unsupported")
+        return None
+    return path
+
+
+_ptxas = _find_ptxas()
+if _ptxas:
+    config.available_features.add("ptxas")
+    config.environment["PATH"] = os.pathsep.join(
+        [config.environment["PATH"], os.path.dirname(_ptxas)]
+    )
+
 for tool in ["FileCheck", "not"]:
     path = lit.util.which(tool, config.llvm_tools_dir)
     if not path:

@@ -1,6 +1,7 @@
 //===- GPUCompile.cpp - the GPU stages of the embedding API ---------------===//
 #include "tile/Pipeline/Pipeline.h"
 
+#include "../targets/amdgpu/AMDGPUTarget.h"
 #include "../targets/nvptx/NVPTXTarget.h"
 #include "tile/Target/GPUTarget.h"
 #include "tile/Transforms/Passes.h"
@@ -61,31 +62,80 @@ std::string lowerGPU(mlir::ModuleOp module, const CompileOptions &options, bool 
   return "";
 }
 
+/// What translateAndEmit produces: LLVM IR text, the target's assembly text,
+/// or what a driver loads (PTX for NVIDIA, a code object for AMD).
+enum class Output { LLVMText, Assembly, Binary };
+
+std::string printModule(const llvm::Module &module) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module.print(os, nullptr);
+  return text;
+}
+
+std::string emitNVPTX(llvm::Module &module, const mlir::tileir::NVPTXChip &chip,
+                      const CompileOptions &options, Output output, std::string &error) {
+  if (output == Output::LLVMText)
+    return printModule(module);
+  std::string ptx = mlir::tileir::emitPTX(module, chip, options.optLevel, error);
+  if (!error.empty())
+    error = "PTX emission failed: " + error;
+  return ptx;
+}
+
+std::string emitAMDGPU(llvm::Module &module, const mlir::tileir::AMDGPUChip &chip,
+                       const CompileOptions &options, Output output, std::string &error) {
+  if (!mlir::tileir::prepareAMDGPUModule(module, chip, options.codeObjectVersion, error))
+    return "";
+  if (output == Output::LLVMText)
+    return printModule(module);
+  auto kind = output == Output::Assembly ? mlir::tileir::AMDGPUOutput::Assembly
+                                         : mlir::tileir::AMDGPUOutput::CodeObject;
+  std::string text = mlir::tileir::emitAMDGPU(module, chip, options.optLevel, kind, error);
+  if (!error.empty())
+    error = "AMDGPU code generation failed: " + error;
+  return text;
+}
+
 Result<std::string> translateAndEmit(mlir::ModuleOp module, const CompileOptions &options,
-                                     bool assembly) {
+                                     Output output) {
   llvm::LLVMContext llvmContext;
   auto llvmModule = mlir::translateModuleToLLVMIR(module, llvmContext);
   if (!llvmModule)
     return Result<std::string>::failure("internal compiler error: translation to LLVM IR failed");
-  auto chip = mlir::tileir::lookupNVPTXChip(options.target);
-  if (!assembly) {
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    llvmModule->print(os, nullptr);
-    return text;
-  }
   std::string error;
-  std::string ptx = mlir::tileir::emitPTX(*llvmModule, *chip, options.optLevel, error);
+  std::string text;
+  if (auto chip = mlir::tileir::lookupAMDGPUChip(options.target))
+    text = emitAMDGPU(*llvmModule, *chip, options, output, error);
+  else
+    text = emitNVPTX(*llvmModule, *mlir::tileir::lookupNVPTXChip(options.target), options,
+                     output, error);
   if (!error.empty())
-    return Result<std::string>::failure("PTX emission failed: " + error);
-  return ptx;
+    return Result<std::string>::failure(error);
+  return text;
 }
+
+/// "" when `options` can be compiled for its target, else the reason.
+std::string checkTarget(const CompileOptions &options) {
+  std::string error;
+  auto target = mlir::tileir::createGPUTargetInfo(options.target, error);
+  if (!target)
+    return error;
+  unsigned warp = target->warpSize(), limit = target->maxThreadsPerBlock();
+  if (options.numWarps * warp <= limit)
+    return "";
+  return "--num-warps=" + std::to_string(options.numWarps) + " makes " +
+         std::to_string(options.numWarps * warp) + " threads a program but " +
+         target->name().str() + " allows at most " + std::to_string(limit) + " (" +
+         std::to_string(limit / warp) + " warps of " + std::to_string(warp) + ")";
+}
+
 } // namespace
 
 Result<std::string> tile::lowerToText(mlir::ModuleOp module, const CompileOptions &options,
                                       Phase phase) {
-  std::string targetError;
-  if (!mlir::tileir::createGPUTargetInfo(options.target, targetError))
+  std::string targetError = checkTarget(options);
+  if (!targetError.empty())
     return Result<std::string>::failure(targetError);
   int64_t sharedBytes = 0;
   unsigned threads = 0;
@@ -98,13 +148,14 @@ Result<std::string> tile::lowerToText(mlir::ModuleOp module, const CompileOption
     module.print(os, mlir::OpPrintingFlags().enableDebugInfo(false));
     return text;
   }
-  return translateAndEmit(module, options, phase == Phase::Assembly);
+  return translateAndEmit(module, options,
+                          phase == Phase::Assembly ? Output::Assembly : Output::LLVMText);
 }
 
 Result<GPUBinary> tile::compileForGPU(const std::string &source, const std::string &fileName,
                                       const CompileOptions &options) {
-  std::string targetError;
-  if (!mlir::tileir::createGPUTargetInfo(options.target, targetError))
+  std::string targetError = checkTarget(options);
+  if (!targetError.empty())
     return Result<GPUBinary>::failure(targetError);
   auto context = createContext();
   auto front = runFrontend(source, fileName, options, *context);
@@ -115,12 +166,15 @@ Result<GPUBinary> tile::compileForGPU(const std::string &source, const std::stri
   std::string err = lowerGPU(module, options, true, binary.sharedBytes, binary.threads);
   if (!err.empty())
     return Result<GPUBinary>::failure(err);
-  auto ptx = translateAndEmit(module, options, /*assembly=*/true);
-  if (!ptx)
-    return Result<GPUBinary>::failure(ptx.message());
+  auto code = translateAndEmit(module, options, Output::Binary);
+  if (!code)
+    return Result<GPUBinary>::failure(code.message());
   binary.target = options.target;
   binary.kernel = (*front)->signature.name;
   binary.params = (*front)->signature.params;
-  binary.ptx = *ptx;
+  if (mlir::tileir::lookupAMDGPUChip(options.target))
+    binary.binary = std::move(*code);
+  else
+    binary.ptx = std::move(*code);
   return binary;
 }

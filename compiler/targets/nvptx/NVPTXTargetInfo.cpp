@@ -15,6 +15,7 @@ public:
   explicit NVPTXTargetInfo(const NVPTXChip &chip) : chip(chip) {}
   StringRef name() const override { return chip.name; }
   unsigned warpSize() const override { return 32; }
+  unsigned maxThreadsPerBlock() const override { return 1024; }
   int64_t sharedMemoryPerBlock() const override { return chip.sharedPerBlock; }
   unsigned globalAddressSpace() const override { return 1; }
   unsigned sharedAddressSpace() const override { return 3; }

@@ -21,6 +21,8 @@ public:
   /// "sm_90a", "gfx942", ...
   virtual StringRef name() const = 0;
   virtual unsigned warpSize() const = 0;
+  /// Threads a workgroup may have.
+  virtual unsigned maxThreadsPerBlock() const = 0;
   /// Shared memory / LDS a workgroup may use, in bytes.
   virtual int64_t sharedMemoryPerBlock() const = 0;
   /// Address space of global memory and of shared memory / LDS.

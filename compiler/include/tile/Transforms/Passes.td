@@ -26,9 +26,10 @@ def ConvertTileToGPU : Pass<"tile-convert-to-gpu", "ModuleOp"> {
   let summary = "Distribute tiles over the threads of a GPU workgroup";
   let description = [{
     Gives every 1-D tile of S elements a blocked layout over the workgroup's
-    T = 32 * num-warps threads (each thread holds R = max(1, S / T) elements
-    in runs of up to `vector-width`, element (t, r) = ((r / v) * T * v + t * v
-    + r % v) mod S) and rewrites the kernel into per-thread vector code:
+    T = warp size (32 NVIDIA, 64 AMD) * num-warps threads (each thread holds
+    R = max(1, S / T) elements in runs of up to `vector-width`, element (t, r)
+    = ((r / v) * T * v + t * v + r % v) mod S) and rewrites the kernel into
+    per-thread vector code:
     loads and stores are vectorised up to 16 bytes where AxisInfo proves
     contiguity, alignment and mask constancy; reductions combine registers,
     then lanes by butterfly shuffles, then warps through shared memory.
