@@ -265,7 +265,14 @@ void DiskCacheImpl::openDirectory() {
     return;
   }
   struct stat st;
-  if (::fstat(dirFd, &st) != 0 || st.st_uid != ::geteuid()) {
+  if (::fstat(dirFd, &st) != 0) {
+    warn("cannot open the cache directory " + dir + ": " + errnoText(errno) +
+         "; compiled kernels are cached in memory only");
+    ::close(dirFd);
+    dirFd = -1;
+    return;
+  }
+  if (st.st_uid != ::geteuid()) {
     warn("the cache directory " + dir + " belongs to uid " + std::to_string(st.st_uid) +
          ", not to this user (uid " + std::to_string(::geteuid()) +
          "); compiled kernels are cached in memory only");

@@ -8,7 +8,8 @@
 // else ~/.cache/tilec. The last directory is created with mode 0700.
 //
 // Files in the directory:
-//   <key>.tilecache          one entry (key: 64 lowercase hex digits)
+//   <key>.tilecache          one entry (key: 16-128 lowercase hex digits;
+//                            cacheKey() gives 64)
 //   .<key>.<pid>.<rand>.tmp  an entry being written; renamed into place
 //
 // Entry layout (format version 1):
@@ -73,6 +74,7 @@ public:
                         Warn warn);
 
   ~DiskCache();
+  /// Move-only; a moved-from cache may only be assigned to or destroyed.
   DiskCache(DiskCache &&) noexcept;
   DiskCache &operator=(DiskCache &&) noexcept;
 
