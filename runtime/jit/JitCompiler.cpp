@@ -1,19 +1,94 @@
 //===- JitCompiler.cpp - the runtime's compiler: this build of tilec ------===//
+//
+// Compiles variants with this build's compiler; GPU variants go through the
+// disk cache, keyed by everything that determines the binary.
+//
+//===----------------------------------------------------------------------===//
+#include "tile/DiskCache.h"
 #include "tile/Runtime.h"
+
+#include <mutex>
+#include <sstream>
 
 namespace tile {
 
+namespace {
+
+
+/// The cache key of one variant.
+std::string variantKey(const std::string &source, const CompileOptions &options) {
+  std::vector<std::pair<std::string, std::string>> parts = {
+      {"build", compilerBuildId()},
+      {"target", options.target},
+      {"kernel", options.kernel},
+      {"num_warps", std::to_string(options.numWarps)},
+      {"opt", std::to_string(options.optLevel)},
+      {"code_object", std::to_string(options.codeObjectVersion)},
+      {"source", source}};
+  for (auto &[name, value] : options.defines)
+    parts.push_back({"define:" + name, value});
+  for (auto &[name, divisor] : options.divisibility)
+    parts.push_back({"assume:" + name, std::to_string(divisor)});
+  return cacheKey(parts);
+}
+
+std::string serialize(const KernelBinary &b) {
+  std::ostringstream os;
+  os << "kernel " << b.kernel << "\nthreads " << b.threads << "\nshared_bytes " << b.sharedBytes
+     << "\n";
+  for (auto &p : b.params)
+    os << "param " << p.name << " " << int(p.kind) << " " << (p.isPointer ? 1 : 0) << "\n";
+  return os.str();
+}
+
+/// Reads what serialize() wrote; false on anything unexpected.
+bool deserialize(const CacheEntry &entry, KernelBinary &b) {
+  std::istringstream is(entry.metadata);
+  std::string key;
+  while (is >> key) {
+    if (key == "kernel") {
+      is >> b.kernel;
+    } else if (key == "threads") {
+      is >> b.threads;
+    } else if (key == "shared_bytes") {
+      is >> b.sharedBytes;
+    } else if (key == "param") {
+      ParamInfo p;
+      int kind = -1, isPointer = 0;
+      is >> p.name >> kind >> isPointer;
+      if (kind < 0 || kind > int(ScalarKind::I64))
+        return false;
+      p.kind = ScalarKind(kind);
+      p.isPointer = isPointer != 0;
+      b.params.push_back(p);
+    } else {
+      return false;
+    }
+    if (!is)
+      return false;
+  }
+  b.image = entry.binary;
+  return !b.kernel.empty() && b.threads > 0 && !b.image.empty();
+}
+
+} // namespace
+
 KernelCompiler jitCompiler(const std::string &cacheDir,
                            std::function<void(const std::string &)> warn) {
-  (void)cacheDir;
-  (void)warn;
+  struct Shared {
+    explicit Shared(DiskCache cache) : cache(std::move(cache)) {}
+    std::mutex mutex;
+    DiskCache cache;
+  };
+  auto shared =
+      std::make_shared<Shared>(DiskCache::open(cacheDir, compilerBuildId(), 0, std::move(warn)));
   KernelCompiler c;
   c.signature = [](const std::string &source, const std::string &fileName,
                    const CompileOptions &options) {
     return tile::signature(source, fileName, options);
   };
-  c.compile = [](const std::string &source, const std::string &fileName,
-                 const CompileOptions &options) -> Result<KernelBinary> {
+  c.compile = [shared](const std::string &source, const std::string &fileName,
+                       const CompileOptions &options) -> Result<KernelBinary> {
     KernelBinary binary;
     if (options.target == "host") {
       auto host = compileForHost(source, fileName, options);
@@ -27,6 +102,13 @@ KernelCompiler jitCompiler(const std::string &cacheDir,
       };
       return binary;
     }
+    std::string key = variantKey(source, options);
+    {
+      std::lock_guard<std::mutex> lock(shared->mutex);
+      if (auto entry = shared->cache.lookup(key))
+        if (deserialize(*entry, binary))
+          return binary;
+    }
     auto gpu = compileForGPU(source, fileName, options);
     if (!gpu)
       return Result<KernelBinary>::failure(gpu.message());
@@ -35,6 +117,8 @@ KernelCompiler jitCompiler(const std::string &cacheDir,
     binary.image = gpu->binary.empty() ? gpu->ptx : gpu->binary;
     binary.threads = gpu->threads;
     binary.sharedBytes = gpu->sharedBytes;
+    std::lock_guard<std::mutex> lock(shared->mutex);
+    shared->cache.store(key, {serialize(binary), binary.image});
     return binary;
   };
   return c;

@@ -4,7 +4,13 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+
+#include "tile/DiskCache.h"
 #include <vector>
 
 using namespace tile;
@@ -148,6 +154,58 @@ TEST(Runtime, NormThroughTheRuntimeMatchesTheReference) {
     auto r = norms::runNormCase((*kernel)->params(), launch, c, 99 + n);
     EXPECT_TRUE(r.pass) << "N=" << n << ": " << r.error;
   }
+}
+
+} // namespace
+
+namespace {
+
+TEST(JitCompiler, GpuVariantsGoThroughTheDiskCache) {
+  std::string dir = ::testing::TempDir() + "/tilec-jit-cache-" + std::to_string(getpid());
+  std::vector<std::string> warnings;
+  auto compiler = jitCompiler(dir, [&](const std::string &w) { warnings.push_back(w); });
+  CompileOptions options;
+  options.target = "sm_90a";
+  options.divisibility = {{"x", 16}};
+  auto cold = compiler.compile(kAdd, "add.tile", options);
+  ASSERT_TRUE(bool(cold)) << cold.message();
+  EXPECT_NE(cold->image.find(".entry add("), std::string::npos);
+  EXPECT_EQ(cold->threads, 128u);
+
+  // A second process (here: a second compiler over the same directory) hits.
+  auto again = jitCompiler(dir, [&](const std::string &w) { warnings.push_back(w); });
+  auto start = std::chrono::steady_clock::now();
+  auto hit = again.compile(kAdd, "add.tile", options);
+  double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                  .count();
+  ASSERT_TRUE(bool(hit)) << hit.message();
+  EXPECT_EQ(hit->image, cold->image);
+  EXPECT_EQ(hit->kernel, "add");
+  ASSERT_EQ(hit->params.size(), 4u);
+  EXPECT_EQ(hit->params[3].name, "n");
+  EXPECT_TRUE(warnings.empty());
+  std::printf("disk cache hit: %.3f ms\n", ms);
+
+  // Another specialisation is another entry; corrupting an entry recompiles.
+  options.divisibility = {};
+  ASSERT_TRUE(bool(again.compile(kAdd, "add.tile", options)));
+  auto entries = DiskCache::open(dir, compilerBuildId(), 0, nullptr).list();
+  ASSERT_EQ(entries.size(), 2u);
+  std::string path = DiskCache::open(dir, compilerBuildId(), 0, nullptr).entryPath(entries[0].key);
+  {
+    std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(-40, std::ios::end);
+    f.put('#');
+  }
+  auto third = jitCompiler(dir, [&](const std::string &w) { warnings.push_back(w); });
+  for (auto divisibility : {std::map<std::string, int64_t>{{"x", 16}}, std::map<std::string, int64_t>{}}) {
+    options.divisibility = divisibility;
+    auto r = third.compile(kAdd, "add.tile", options);
+    ASSERT_TRUE(bool(r)) << r.message();
+    EXPECT_NE(r->image.find(".entry add("), std::string::npos);
+  }
+  EXPECT_EQ(warnings.size(), 1u);
+  std::filesystem::remove_all(dir);
 }
 
 } // namespace
