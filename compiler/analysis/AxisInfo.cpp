@@ -104,9 +104,12 @@ void AxisInfoAnalysis::visit(Operation *op) {
     // the run length, the run's start and N.
     AxisInfo a = get(cmp.getLhs()), b = get(cmp.getRhs());
     int64_t k = gcd(a.constancy, b.constancy);
-    bool ordered = cmp.getPredicate() != arith::CmpIPredicate::eq &&
-                   cmp.getPredicate() != arith::CmpIPredicate::ne;
-    if (ordered && b.constancy == n)
+    // Only `<` and `>=` switch at a multiple of the group size; `<=` and `>`
+    // switch one element later.
+    auto pred = cmp.getPredicate();
+    bool aligned = pred == arith::CmpIPredicate::slt || pred == arith::CmpIPredicate::sge ||
+                   pred == arith::CmpIPredicate::ult || pred == arith::CmpIPredicate::uge;
+    if (aligned && b.constancy == n)
       k = std::max(k, gcd(gcd(a.contiguity, a.divisibility), b.divisibility));
     return set({1, 1, k});
   }

@@ -442,7 +442,7 @@ struct ElementwiseLowering : ConversionPattern {
       : ConversionPattern(tc, MatchAnyOpTypeTag(), 1, ctx) {}
   LogicalResult matchAndRewrite(Operation *op, ArrayRef<Value> operands,
                                 ConversionPatternRewriter &rewriter) const override {
-    if (!isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) ||
+    if (!isa_and_present<arith::ArithDialect, math::MathDialect>(op->getDialect()) ||
         op->getNumRegions() != 0)
       return failure();
     SmallVector<Type> types;
@@ -503,7 +503,7 @@ struct ConvertTileToGPU : mlir::tileir::impl::ConvertTileToGPUBase<ConvertTileTo
             std::min(narrowest, byteWidth(getElementTypeOrSelf(store.getValue().getType())));
       if (auto reduce = dyn_cast<ReduceOp>(op)) {
         reduces = true;
-        if (reduce.getType().getIntOrFloatBitWidth() > 32) {
+        if (getElementTypeOrSelf(reduce.getType()).getIntOrFloatBitWidth() > 32) {
           op->emitError() << "the GPU targets reduce 32-bit or narrower elements in this "
                              "version, got "
                           << reduce.getType();

@@ -103,12 +103,23 @@ void tile::buildHostPipeline(mlir::OpPassManager &pm, bool toLLVM) {
 std::string tile::runPasses(mlir::PassManager &pm, mlir::ModuleOp module) {
   std::string text;
   llvm::raw_string_ostream os(text);
+  bool allLocated = true;
   mlir::ScopedDiagnosticHandler handler(module.getContext(), [&](mlir::Diagnostic &diag) {
+    // Errors a lowering reports about the user's kernel carry its
+    // file:line:col; anything else is the compiler's own fault.
+    if (auto loc = llvm::dyn_cast<mlir::FileLineColLoc>(diag.getLocation())) {
+      os << loc.getFilename().getValue() << ":" << loc.getLine() << ":" << loc.getColumn()
+         << ": error: " << diag << "\n";
+      return mlir::success();
+    }
+    allLocated = false;
     os << diag.getLocation() << ": " << diag << "\n";
     return mlir::success();
   });
   if (mlir::succeeded(pm.run(module)))
     return "";
+  if (allLocated && !text.empty())
+    return text;
   return "internal compiler error while lowering:\n" + text;
 }
 

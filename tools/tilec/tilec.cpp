@@ -57,6 +57,7 @@ STAGE is one of:
   amdgcn    AMDGCN assembly (AMD targets)
 TARGET is host (default), sm_80, sm_89, sm_90, sm_90a, gfx90a, gfx942 or gfx950.
 -D overrides a compile-time parameter (e.g. -D T=f16 -D BLOCK=2048).
+--num-warps and --assume work as for `tilec compile` (GPU targets).
 --kernel picks a kernel when FILE defines several. Output goes to stdout or OUT.
 )";
 
