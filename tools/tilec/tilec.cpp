@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Tilec.h"
+#include "tile/Runtime.h"
 #include "tile/Tile.h"
 
 #include <fmt/core.h>
@@ -63,6 +64,7 @@ TARGET is host (default), sm_80, sm_89, sm_90, sm_90a, gfx90a, gfx942 or gfx950.
 
 const char *kCompileUsage = R"(usage: tilec compile FILE --target=TARGET -o OUT [-D NAME=VALUE]...
                      [--kernel NAME] [--num-warps=N] [--assume NAME=DIV]... [--time]
+                     [--no-cache] [--cache-dir DIR]
                      [--code-object=5|6]
 
 TARGET is sm_80, sm_89, sm_90 or sm_90a (OUT is PTX text) or gfx90a, gfx942 or
@@ -122,6 +124,8 @@ struct CommonArgs {
   std::string stage;
   bool quick = false;
   bool time = false;
+  bool noCache = false;
+  std::string cacheDir;
   std::vector<std::string> variants;
   tile::CompileOptions options;
 };
@@ -190,6 +194,10 @@ std::string parseArgs(const std::vector<std::string> &args, bool wantStage, Comm
       std::string v;
       err = value("--variant", v);
       out.variants.push_back(v);
+    } else if (a == "--no-cache") {
+      out.noCache = true;
+    } else if (a == "--cache-dir" || a.rfind("--cache-dir=", 0) == 0) {
+      err = value("--cache-dir", out.cacheDir);
     } else if (a == "--time") {
       out.time = true;
     } else if (!a.empty() && a[0] == '-') {
@@ -275,21 +283,38 @@ int runCompile(const CommonArgs &args) {
   if (!readFile(args.file, source))
     return usageError("cannot read '" + args.file + "' (not a readable regular file)");
   auto start = std::chrono::steady_clock::now();
-  auto binary = tile::compileForGPU(source, args.file, args.options);
+  // Through the disk cache (unless --no-cache), as the JIT runtime compiles.
+  tile::KernelCompiler compiler =
+      tile::jitCompiler(args.noCache ? "" : args.cacheDir, [](const std::string &w) {
+        fmt::print(stderr, "tilec: warning: {}\n", w);
+      });
+  auto binary = args.noCache ? [&]() -> tile::Result<tile::KernelBinary> {
+    auto gpu = tile::compileForGPU(source, args.file, args.options);
+    if (!gpu)
+      return tile::Result<tile::KernelBinary>::failure(gpu.message());
+    tile::KernelBinary b;
+    b.kernel = gpu->kernel;
+    b.params = gpu->params;
+    b.image = gpu->ptx.empty() ? gpu->binary : gpu->ptx;
+    b.threads = gpu->threads;
+    b.sharedBytes = gpu->sharedBytes;
+    return b;
+  }() : compiler.compile(source, args.file, args.options);
   if (args.time)
-    fmt::print(stderr, "tilec: compile {} for {}: {:.1f} ms\n", args.file, args.options.target,
+    fmt::print(stderr, "tilec: compile {} for {}: {:.2f} ms{}\n", args.file, args.options.target,
                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-                   .count());
+                   .count(),
+               args.noCache ? " (no cache)" : "");
   if (!binary) {
     printDiagnostics(binary.message());
     return kCompileError;
   }
   std::ofstream out(args.output, std::ios::binary);
-  const std::string &code = binary->ptx.empty() ? binary->binary : binary->ptx;
+  const std::string &code = binary->image;
   if (!out || !out.write(code.data(), std::streamsize(code.size())))
     return usageError("cannot write '" + args.output + "'");
   std::ofstream meta(args.output + ".meta", std::ios::binary);
-  meta << "kernel " << binary->kernel << "\ntarget " << binary->target << "\nthreads "
+  meta << "kernel " << binary->kernel << "\ntarget " << args.options.target << "\nthreads "
        << binary->threads << "\nshared_bytes " << binary->sharedBytes << "\n";
   for (auto &p : binary->params)
     meta << "param " << p.name << " " << (p.isPointer ? "ptr<" : "") << kindName(p.kind)
