@@ -73,6 +73,10 @@ void AxisInfoAnalysis::visit(Operation *op) {
   APInt constant;
   if (matchPattern(result, m_ConstantInt(&constant)))
     return set(uniform(result, powerOfTwoFactor(constant.getSExtValue())));
+  Attribute attr;
+  if (matchPattern(result, m_Constant(&attr)) &&
+      (!isa<ShapedType>(result.getType()) || isa<SplatElementsAttr>(attr)))
+    return set(uniform(result, 1));
   if (auto range = dyn_cast<RangeOp>(op))
     return set({powerOfTwoFactor(int32_t(range.getStart())), n, 1});
   if (isa<SplatOp>(op))

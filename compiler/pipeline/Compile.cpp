@@ -154,7 +154,23 @@ Result<std::shared_ptr<FrontendOutput>> tile::runFrontend(const std::string &sou
       return Result<std::shared_ptr<FrontendOutput>>::failure(
           fileName + ": error: divisibility of '" + name + "' must be a power of two, got " +
           std::to_string(divisor) + "\n");
-    func.setArgAttr(it - params.begin(), "tile.divisibility",
+    unsigned index = it - params.begin();
+    if (divisor == 1) {
+      // Triton's `== 1` specialisation: the argument is the constant 1.
+      mlir::BlockArgument arg = func.getArgument(index);
+      if (it->isPointer || !llvm::isa<mlir::IntegerType>(arg.getType()) ||
+          arg.getType().isInteger(1))
+        return Result<std::shared_ptr<FrontendOutput>>::failure(
+            fileName + ": error: only integer parameters can be specialised to 1, not '" + name +
+            "'\n");
+      mlir::OpBuilder b(&context);
+      b.setInsertionPointToStart(&func.getBody().front());
+      auto one = mlir::arith::ConstantOp::create(b, arg.getLoc(),
+                                                 b.getIntegerAttr(arg.getType(), 1));
+      arg.replaceAllUsesWith(one);
+      continue;
+    }
+    func.setArgAttr(index, "tile.divisibility",
                     mlir::IntegerAttr::get(mlir::IntegerType::get(&context, 64), divisor));
   }
   return out;

@@ -19,6 +19,10 @@ using namespace tile;
 
 void tile::buildGPUPipeline(mlir::OpPassManager &pm, const CompileOptions &options,
                             bool toLLVM) {
+  // Fold what specialisation made constant (x * 1, splats of constants)
+  // before AxisInfo looks at the kernel.
+  pm.addPass(mlir::createCanonicalizerPass());
+  pm.addPass(mlir::createCSEPass());
   mlir::tileir::ConvertTileToGPUOptions gpu;
   gpu.target = options.target;
   gpu.numWarps = options.numWarps;

@@ -40,7 +40,9 @@ KernelCompiler embeddedCompiler(Signature signature, const Image *images, size_t
       bool holds = true;
       for (auto &[name, divisor] : assumed) {
         auto it = options.divisibility.find(name);
-        holds &= it != options.divisibility.end() && it->second % divisor == 0;
+        // A divisor of 1 means "equals 1": only a launch with the value 1 matches.
+        holds &= it != options.divisibility.end() &&
+                 (divisor == 1 ? it->second == 1 : it->second % divisor == 0);
       }
       if (holds && (!best || assumed.size() > bestAssumptions)) {
         best = &image;

@@ -184,15 +184,21 @@ std::string Runtime::checkArgs(const Kernel &kernel, std::array<uint32_t, 3> gri
 
 std::string Runtime::variantKey(const Kernel &kernel, const std::vector<Arg> &args,
                                 std::map<std::string, int64_t> &divisibility) const {
-  // Triton's specialisation: 16-byte aligned pointers, integers divisible by 16.
+  // Triton's specialisation: 16-byte aligned pointers, integers divisible by
+  // 16 or equal to 1 (as divisibility 1, see CompileOptions).
   std::string key;
   const auto &params = kernel.params();
   for (size_t i = 0; i < params.size(); ++i) {
     const ParamInfo &p = params[i];
+    bool isInt = !p.isPointer && !isFloat(p.kind) && p.kind != ScalarKind::I1;
+    if (isInt && args[i].i == 1) {
+      key += '1';
+      divisibility[p.name] = 1;
+      continue;
+    }
     bool special = p.isPointer ? reinterpret_cast<uintptr_t>(args[i].ptr) % 16 == 0
-                               : (!isFloat(p.kind) && p.kind != ScalarKind::I1 &&
-                                  args[i].i % 16 == 0);
-    key += special ? '1' : '0';
+                               : isInt && args[i].i % 16 == 0;
+    key += special ? 'd' : '-';
     if (special)
       divisibility[p.name] = 16;
   }

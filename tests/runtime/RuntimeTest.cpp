@@ -209,3 +209,34 @@ TEST(JitCompiler, GpuVariantsGoThroughTheDiskCache) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(Runtime, IntegerOneIsItsOwnVariant) {
+  auto rt = hostRuntime();
+  const char *source = R"(
+kernel gather(x: ptr<f32>, y: ptr<f32>, s: i32, n: i32) {
+  let c = arange(0, 64);
+  let m = c < n;
+  store(y + c, load(x + c * s, mask=m, other=0), mask=m);
+}
+)";
+  auto kernel = rt->loadSource(source, "gather.tile", {});
+  ASSERT_TRUE(bool(kernel)) << kernel.message();
+  std::vector<float> x(256), y(64);
+  for (int i = 0; i < 256; ++i)
+    x[i] = float(i) * 0.5f;
+  for (int s : {1, 3}) {
+    std::fill(y.begin(), y.end(), -1.0f);
+    ASSERT_EQ(rt->launch(*kernel, {1, 1, 1},
+                         {Arg::pointer(x.data()), Arg::pointer(y.data()), Arg::integer(s),
+                          Arg::integer(60)}),
+              "");
+    for (int i = 0; i < 60; ++i)
+      ASSERT_EQ(y[i], x[i * s]) << "s=" << s << " i=" << i;
+    EXPECT_EQ(y[60], -1.0f);
+  }
+  EXPECT_EQ((*kernel)->numVariants(), 2u);
+}
+
+} // namespace

@@ -34,7 +34,8 @@ struct CompileOptions {
   /// Warps per program on GPU targets.
   unsigned numWarps = 4;
   /// Specialisation: runtime parameter name -> a power of two that divides
-  /// it (integers) or its address in bytes (pointers), e.g. {"x", 16}.
+  /// it (integers) or its address in bytes (pointers), e.g. {"x", 16}. A
+  /// divisor of 1 on an integer parameter specialises it to the value 1.
   std::map<std::string, int64_t> divisibility;
   /// LLVM optimisation level for generated code (0-3).
   unsigned optLevel = 2;
