@@ -176,9 +176,17 @@ Result<GPUBinary> tile::compileForGPU(const std::string &source, const std::stri
   binary.target = options.target;
   binary.kernel = (*front)->signature.name;
   binary.params = (*front)->signature.params;
-  if (mlir::tileir::lookupAMDGPUChip(options.target))
+  if (mlir::tileir::lookupAMDGPUChip(options.target)) {
     binary.binary = std::move(*code);
-  else
-    binary.ptx = std::move(*code);
+    return binary;
+  }
+  binary.ptx = std::move(*code);
+  if (options.cubin) {
+    std::string error;
+    binary.binary =
+        mlir::tileir::assembleCubin(binary.ptx, *mlir::tileir::lookupNVPTXChip(options.target), error);
+    if (!error.empty())
+      return Result<GPUBinary>::failure(error);
+  }
   return binary;
 }

@@ -24,6 +24,7 @@ std::string variantKey(const std::string &source, const CompileOptions &options)
       {"num_warps", std::to_string(options.numWarps)},
       {"opt", std::to_string(options.optLevel)},
       {"code_object", std::to_string(options.codeObjectVersion)},
+      {"cubin", options.cubin ? "1" : "0"},
       {"source", source}};
   for (auto &[name, value] : options.defines)
     parts.push_back({"define:" + name, value});

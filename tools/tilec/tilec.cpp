@@ -5,6 +5,8 @@
 //===----------------------------------------------------------------------===//
 #include "Tilec.h"
 #include "tile/Runtime.h"
+
+#include "llvm/ADT/StringRef.h"
 #include "tile/Tile.h"
 
 #include <fmt/core.h>
@@ -282,6 +284,8 @@ int runCompile(const CommonArgs &args) {
   std::string source;
   if (!readFile(args.file, source))
     return usageError("cannot read '" + args.file + "' (not a readable regular file)");
+  tile::CompileOptions options = args.options;
+  options.cubin = llvm::StringRef(args.output).ends_with(".cubin");
   auto start = std::chrono::steady_clock::now();
   // Through the disk cache (unless --no-cache), as the JIT runtime compiles.
   tile::KernelCompiler compiler =
@@ -289,17 +293,17 @@ int runCompile(const CommonArgs &args) {
         fmt::print(stderr, "tilec: warning: {}\n", w);
       });
   auto binary = args.noCache ? [&]() -> tile::Result<tile::KernelBinary> {
-    auto gpu = tile::compileForGPU(source, args.file, args.options);
+    auto gpu = tile::compileForGPU(source, args.file, options);
     if (!gpu)
       return tile::Result<tile::KernelBinary>::failure(gpu.message());
     tile::KernelBinary b;
     b.kernel = gpu->kernel;
     b.params = gpu->params;
-    b.image = gpu->ptx.empty() ? gpu->binary : gpu->ptx;
+    b.image = gpu->binary.empty() ? gpu->ptx : gpu->binary;
     b.threads = gpu->threads;
     b.sharedBytes = gpu->sharedBytes;
     return b;
-  }() : compiler.compile(source, args.file, args.options);
+  }() : compiler.compile(source, args.file, options);
   if (args.time)
     fmt::print(stderr, "tilec: compile {} for {}: {:.2f} ms{}\n", args.file, args.options.target,
                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)

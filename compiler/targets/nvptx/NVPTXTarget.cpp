@@ -4,6 +4,9 @@
 #include "mlir/ExecutionEngine/OptUtils.h"
 
 #include "llvm/IR/LegacyPassManager.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Program.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
@@ -65,4 +68,41 @@ std::string mlir::tileir::emitPTX(llvm::Module &module, const NVPTXChip &chip,
   }
   pm.run(module);
   return std::string(ptx.str());
+}
+
+std::string mlir::tileir::assembleCubin(const std::string &ptx, const NVPTXChip &chip,
+                                        std::string &error) {
+  auto ptxas = llvm::sys::findProgramByName("ptxas");
+  if (!ptxas)
+    ptxas = llvm::sys::findProgramByName("ptxas", {"/usr/local/cuda/bin"});
+  if (!ptxas) {
+    error = "ptxas not found (searched PATH and /usr/local/cuda/bin); write PTX instead";
+    return "";
+  }
+  llvm::SmallString<128> in, out;
+  int fd;
+  if (llvm::sys::fs::createTemporaryFile("tilec", "ptx", fd, in) ||
+      llvm::sys::fs::createTemporaryFile("tilec", "cubin", out)) {
+    error = "cannot create temporary files for ptxas";
+    return "";
+  }
+  {
+    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+    os << ptx;
+  }
+  std::string arch = "-arch=" + chip.name;
+  llvm::StringRef args[] = {*ptxas, arch, in, "-o", out};
+  std::string message;
+  int rc = llvm::sys::ExecuteAndWait(*ptxas, args, std::nullopt, {}, 0, 0, &message);
+  std::string cubin;
+  if (rc == 0) {
+    if (auto buffer = llvm::MemoryBuffer::getFile(out, /*IsText=*/false))
+      cubin = (*buffer)->getBuffer().str();
+  }
+  if (cubin.empty())
+    error = "ptxas -arch=" + chip.name + " failed (exit " + std::to_string(rc) + ")" +
+            (message.empty() ? "" : ": " + message);
+  llvm::sys::fs::remove(in);
+  llvm::sys::fs::remove(out);
+  return cubin;
 }

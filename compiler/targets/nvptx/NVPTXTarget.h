@@ -25,6 +25,9 @@ std::unique_ptr<GPUTargetInfo> createNVPTXTargetInfo(const NVPTXChip &chip);
 std::string emitPTX(llvm::Module &module, const NVPTXChip &chip, unsigned optLevel,
                     std::string &error);
 
+/// Assembles `ptx` into a cubin with ptxas; "" and `error` set on failure.
+std::string assembleCubin(const std::string &ptx, const NVPTXChip &chip, std::string &error);
+
 } // namespace mlir::tileir
 
 #endif // TILE_TARGETS_NVPTX_NVPTXTARGET_H

@@ -41,6 +41,9 @@ struct CompileOptions {
   unsigned optLevel = 2;
   /// HSA code object version for AMD targets (5 or 6).
   unsigned codeObjectVersion = 5;
+  /// NVIDIA targets: also assemble the PTX into a cubin with ptxas (which
+  /// must be on PATH or in /usr/local/cuda/bin); GPUBinary::binary holds it.
+  bool cubin = false;
 };
 
 /// The element type of a kernel parameter.
