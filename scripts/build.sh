@@ -8,4 +8,5 @@ if [ ! -f build/build.ninja ]; then
     -DCMAKE_C_COMPILER=$LLVM_BIN/clang -DCMAKE_CXX_COMPILER=$LLVM_BIN/clang++ \
     -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir
 fi
-cmake --build build -j "$(nproc)"
+# Optional arguments name the targets to build (default: all).
+cmake --build build -j "$(nproc)" ${1:+--target "$@"}

@@ -5,7 +5,7 @@
 # pointers, plus the norm-gpu program.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/build.sh >/dev/null
+scripts/build.sh tilec norm-gpu launch-overhead >/dev/null
 out=.carry/gpu
 rm -rf "$out" && mkdir -p "$out"
 tilec=build/tools/tilec/tilec
