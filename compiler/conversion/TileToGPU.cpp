@@ -89,13 +89,15 @@ SmallVector<Value> loadRun(OpBuilder &b, Location loc, const GPUTargetInfo &targ
   Type word = b.getIntegerType(wordBytes * 8);
   Type loadType = bytes == wordBytes ? word : VectorType::get({bytes / wordBytes}, word);
   Value raw = LLVM::LoadOp::create(b, loc, loadType, ptr, /*alignment=*/bytes);
-  Type storage = elem.getIntOrFloatBitWidth() == 1 ? b.getI8Type() : elem;
+  // bool and fp8 live in memory as i8 (LLVM has no fp8 type).
+  Type storage = elem.getIntOrFloatBitWidth() <= 8 ? b.getI8Type() : elem;
   Type asElems = count == 1 ? storage : VectorType::get({count}, storage);
   Value cast = raw.getType() == asElems ? raw : LLVM::BitcastOp::create(b, loc, asElems, raw);
   SmallVector<Value> out = unpack(b, loc, cast);
   if (storage != elem)
     for (Value &v : out)
-      v = arith::TruncIOp::create(b, loc, elem, v);
+      v = isa<FloatType>(elem) ? Value(arith::BitcastOp::create(b, loc, elem, v))
+                               : Value(arith::TruncIOp::create(b, loc, elem, v));
   return out;
 }
 
@@ -106,10 +108,11 @@ void storeRun(OpBuilder &b, Location loc, const GPUTargetInfo &target, ArrayRef<
   int64_t bytes = count * byteWidth(elem);
   SmallVector<Value> stored(values);
   Type storage = elem;
-  if (elem.getIntOrFloatBitWidth() == 1) {
+  if (elem.getIntOrFloatBitWidth() <= 8) {
     storage = b.getI8Type();
     for (Value &v : stored)
-      v = arith::ExtUIOp::create(b, loc, storage, v);
+      v = isa<FloatType>(elem) ? Value(arith::BitcastOp::create(b, loc, storage, v))
+                               : Value(arith::ExtUIOp::create(b, loc, storage, v));
   }
   Value packed = count == 1 ? stored.front()
                             : pack(b, loc, VectorType::get({count}, storage), stored);

@@ -2,6 +2,8 @@
 #include "tile/Frontend/Parser.h"
 #include "tile/Frontend/Lexer.h"
 
+#include "llvm/ADT/ScopeExit.h"
+
 using namespace tile;
 using namespace tile::ast;
 using llvm::SMLoc;
@@ -83,14 +85,17 @@ private:
   const char *prevEnd = nullptr;
   /// Set while parsing a default inside `<...>`, where '>' closes the list.
   bool angleClosesExpr = false;
-  /// Nesting of the expression being parsed (parentheses, unary operators,
-  /// operator chains); bounded so that deep input cannot exhaust the stack.
+  /// Nesting of what is being parsed (parentheses, unary operators, operator
+  /// and postfix chains, call arguments, lists, blocks, 'else if' chains,
+  /// pointer types); bounded so that deep input cannot exhaust the stack of
+  /// the parser or of the recursive walks over the AST.
   unsigned depth = 0;
   static constexpr unsigned kMaxDepth = 256;
-  bool enter(SMLoc loc) {
+  bool enter(SMLoc loc, const char *what = "expression") {
     if (++depth <= kMaxDepth)
       return true;
-    diags.error(loc, "expression nested more than " + llvm::Twine(kMaxDepth) + " levels deep");
+    diags.error(loc, llvm::Twine(what) + " nested more than " + llvm::Twine(kMaxDepth) +
+                         " levels deep");
     return false;
   }
 };
@@ -206,6 +211,9 @@ std::unique_ptr<TypeExpr> Parser::parseType() {
     return nullptr;
   }
   if (tok.text == "ptr") {
+    if (!enter(type->loc, "type"))
+      return nullptr;
+    llvm::scope_exit leave([&] { --depth; });
     advance();
     if (!consumePunct("<"))
       return nullptr;
@@ -226,6 +234,9 @@ std::unique_ptr<TypeExpr> Parser::parseType() {
 }
 
 bool Parser::parseBlock(Block &block, SMLoc *endLoc) {
+  if (!enter(tok.loc(), "block"))
+    return false;
+  llvm::scope_exit leave([&] { --depth; });
   if (!consumePunct("{"))
     return false;
   while (!tok.isPunct("}")) {
@@ -356,6 +367,9 @@ StmtPtr Parser::parseIf() {
     return stmt;
   advance();
   if (tok.isKeyword("if")) {
+    if (!enter(tok.loc(), "'else if'"))
+      return nullptr;
+    llvm::scope_exit leave([&] { --depth; });
     StmtPtr nested = parseIf();
     if (!nested)
       return nullptr;
@@ -407,7 +421,13 @@ ExprPtr Parser::parseUnary() {
 }
 
 ExprPtr Parser::parsePostfix(ExprPtr base) {
+  // Each method call or subscript wraps the expression before it: a chain
+  // nests like an operator chain.
+  unsigned savedDepth = depth;
+  llvm::scope_exit restore([&] { depth = savedDepth; });
   while (true) {
+    if ((tok.isPunct(".") || tok.isPunct("[")) && !enter(tok.loc()))
+      return nullptr;
     if (tok.isPunct(".")) {
       advance();
       SMLoc loc = tok.loc();
@@ -507,6 +527,9 @@ ExprPtr Parser::parsePrimary() {
     if (!tok.isPunct("("))
       return std::make_unique<NameExpr>(loc, name);
     advance();
+    if (!enter(loc))
+      return nullptr;
+    llvm::scope_exit leave([&] { --depth; });
     auto call = std::make_unique<CallExpr>(loc, name);
     if (!parseCallArgs(call->args, &call->kwargs, name))
       return nullptr;
@@ -534,6 +557,9 @@ ExprPtr Parser::parsePrimary() {
       return inner;
     }
     if (tok.isPunct("[")) {
+      if (!enter(loc))
+        return nullptr;
+      llvm::scope_exit leave([&] { --depth; });
       auto list = std::make_unique<ListExpr>(loc);
       advance();
       if (!tok.isPunct("]")) {

@@ -77,6 +77,7 @@ void tile::buildHostPipeline(mlir::OpPassManager &pm, bool toLLVM) {
   pm.addPass(mlir::bufferization::createOneShotBufferizePass(bufferize));
   mlir::bufferization::buildBufferDeallocationPipeline(pm);
   pm.addPass(mlir::createConvertLinalgToLoopsPass());
+  pm.addPass(mlir::tileir::createExpandFP8());
   pm.addPass(mlir::tileir::createExpandMath());
   pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(mlir::createCSEPass());

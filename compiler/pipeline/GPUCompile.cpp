@@ -27,6 +27,9 @@ void tile::buildGPUPipeline(mlir::OpPassManager &pm, const CompileOptions &optio
   gpu.target = options.target;
   gpu.numWarps = options.numWarps;
   pm.addPass(mlir::tileir::createConvertTileToGPU(gpu));
+  mlir::tileir::ExpandFP8Options fp8;
+  fp8.fnuz = options.target == "gfx942"; // gfx942 stores e4m3 as e4m3fnuz
+  pm.addPass(mlir::tileir::createExpandFP8(fp8));
   pm.addPass(mlir::tileir::createExpandMath());
   pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(mlir::createCSEPass());

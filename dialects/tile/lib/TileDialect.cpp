@@ -44,5 +44,7 @@ Operation *TileDialect::materializeConstant(OpBuilder &builder, Attribute value,
 Type mlir::tileir::getSameShape(Type like, Type element) {
   if (auto tensor = dyn_cast<RankedTensorType>(like))
     return RankedTensorType::get(tensor.getShape(), element);
+  if (auto vector = dyn_cast<VectorType>(like))
+    return VectorType::get(vector.getShape(), element);
   return element;
 }

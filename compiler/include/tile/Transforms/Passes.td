@@ -47,6 +47,22 @@ def ConvertTileToGPU : Pass<"tile-convert-to-gpu", "ModuleOp"> {
   ];
 }
 
+def ExpandFP8 : Pass<"tile-expand-fp8", "ModuleOp"> {
+  let summary = "Decode fp8 values with integer arithmetic";
+  let description = [{
+    Rewrites `arith.extf` from f8E4M3FN and f8E5M2 into integer bit
+    manipulation that builds the f32 value (then extends or truncates to the
+    requested type), so every target can read fp8 data without fp8 hardware
+    or LLVM fp8 types. With `fnuz`, f8E4M3FN data is decoded as e4m3fnuz
+    (bias 8, NaN = 0x80, no negative zero): what AMD gfx942 stores. f8E5M2 is
+    OCP e5m2 on every target. Conversions to fp8 are reported as unsupported.
+  }];
+  let options = [
+    Option<"fnuz", "fnuz", "bool", "false", "decode e4m3 as e4m3fnuz (gfx942)">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def ExpandMath : Pass<"tile-expand-math", "ModuleOp"> {
   let summary = "Expand transcendental math into arithmetic, the same on every target";
   let description = [{
