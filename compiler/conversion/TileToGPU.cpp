@@ -108,7 +108,7 @@ void storeRun(OpBuilder &b, Location loc, const GPUTargetInfo &target, ArrayRef<
   int64_t bytes = count * byteWidth(elem);
   SmallVector<Value> stored(values);
   Type storage = elem;
-  if (elem.getIntOrFloatBitWidth() <= 8) {
+  if (elem.getIntOrFloatBitWidth() <= 8 && !elem.isInteger(8)) {
     storage = b.getI8Type();
     for (Value &v : stored)
       v = isa<FloatType>(elem) ? Value(arith::BitcastOp::create(b, loc, storage, v))

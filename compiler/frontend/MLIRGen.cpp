@@ -92,9 +92,13 @@ MLIRGen::generate(StringRef kernelName, const std::map<std::string, std::string>
                   KernelSignature *signature) {
   const Function *kernel = nullptr;
   std::vector<std::string> kernels;
-  for (auto &f : module.functions)
-    if (f->isKernel)
-      kernels.push_back(f->name);
+  // By name when one is given: check() instantiates every kernel of a file,
+  // and a scan of the file for each made that quadratic.
+  if (const Function *f = kernelName.empty() ? nullptr : module.lookup(kernelName);
+      !f || !f->isKernel)
+    for (auto &f : module.functions)
+      if (f->isKernel)
+        kernels.push_back(f->name);
   if (kernelName.empty()) {
     if (kernels.size() != 1) {
       std::string names = llvm::join(kernels, ", ");
@@ -108,9 +112,8 @@ MLIRGen::generate(StringRef kernelName, const std::map<std::string, std::string>
     }
     kernelName = kernels.front();
   }
-  for (auto &f : module.functions)
-    if (f->isKernel && f->name == kernelName)
-      kernel = f.get();
+  if (const Function *f = module.lookup(kernelName); f && f->isKernel)
+    kernel = f;
   if (!kernel) {
     diags.error(SMLoc::getFromPointer(
                     diags.getSourceMgr().getMemoryBuffer(diags.getSourceMgr().getMainFileID())
@@ -149,6 +152,25 @@ MLIRGen::generate(StringRef kernelName, const std::map<std::string, std::string>
     }
     if (!v || !checkCtKind(*this, p.loc, p, *v) || !define(p.loc, p.name, *v))
       return nullptr;
+    if (p.name == "num_warps") {
+      if (v->kind != Val::Kind::Int || v->i < 1 || v->i > 32 || (v->i & (v->i - 1))) {
+        error(p.loc, "num_warps must be an int power of two in [1, 32], got " + describe(*v));
+        return nullptr;
+      }
+      signature->numWarps = v->i;
+    }
+    if (!p.candidates.empty() && !collectTunable(p, *v, *signature))
+      return nullptr;
+  }
+  for (auto &name : kernel->tuneKey) {
+    auto it = llvm::find_if(kernel->params, [&](const Param &q) { return q.name == name; });
+    if (it == kernel->params.end() || it->type->pointee ||
+        !llvm::is_contained({"i8", "u8", "i16", "i32", "i64"}, it->type->name)) {
+      error(kernel->tuneKeyLoc, "key(" + name + "): the tuning key names integer runtime "
+                                "parameters of '" + kernel->name + "'");
+      return nullptr;
+    }
+    signature->tuneKey.push_back(name);
   }
   for (auto &[name, value] : defines) {
     if (!used.count(name)) {
@@ -229,6 +251,42 @@ MLIRGen::generate(StringRef kernelName, const std::map<std::string, std::string>
     return nullptr;
   }
   return moduleOp;
+}
+
+bool MLIRGen::collectTunable(const Param &p, const Val &value, KernelSignature &signature) {
+  auto text = [](const Val &v) {
+    return v.kind == Val::Kind::Bool ? std::string(v.b ? "true" : "false") : std::to_string(v.i);
+  };
+  std::vector<Val> values;
+  for (auto &c : p.candidates) {
+    auto v = genExpr(*c);
+    if (!v)
+      return false;
+    if (v->kind != value.kind || v->kind == Val::Kind::Dtype)
+      return error(c->getLoc(), "candidate of '" + p.name + "' must be " +
+                                    (value.kind == Val::Kind::Int ? "an int" : "a bool") +
+                                    " constant, got " + describe(*v));
+    values.push_back(*v);
+  }
+  Tunable t{p.name, text(value), {}};
+  if (p.candidateRange) {
+    if (value.kind != Val::Kind::Int)
+      return error(p.candidatesLoc, "a range of candidates needs an int parameter");
+    int64_t lo = values[0].i, hi = values[1].i;
+    if (lo < 1 || hi < lo)
+      return error(p.candidatesLoc, "tuning range [" + Twine(lo) + ", " + Twine(hi) +
+                                        "] needs 1 <= lo <= hi");
+    for (int64_t v = 1; v <= hi; v *= 2)
+      if (v >= lo)
+        t.candidates.push_back(std::to_string(v));
+  } else {
+    for (auto &v : values)
+      t.candidates.push_back(text(v));
+  }
+  if (t.candidates.empty())
+    return error(p.candidatesLoc, "tuning range of '" + p.name + "' holds no power of two");
+  signature.tunables.push_back(std::move(t));
+  return true;
 }
 
 bool MLIRGen::genBlock(const Block &block) {

@@ -612,6 +612,12 @@ std::optional<Val> MLIRGen::genSubscript(const SubscriptExpr &e) {
 }
 
 std::optional<Val> MLIRGen::genExpr(const Expr &expr) {
+  if (++exprCount > kMaxExprs) {
+    if (exprCount == kMaxExprs + 1)
+      error(expr.getLoc(), "kernel too large: more than " + Twine(kMaxExprs) +
+                               " expressions to check with every function call inlined");
+    return std::nullopt;
+  }
   switch (expr.getKind()) {
   case Expr::Kind::Int:
     return Val::makeInt(llvm::cast<IntExpr>(expr).value);

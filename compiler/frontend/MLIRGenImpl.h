@@ -54,6 +54,8 @@ public:
   generate(llvm::StringRef kernelName, const std::map<std::string, std::string> &defines,
            KernelSignature *signature);
 
+  bool collectTunable(const ast::Param &p, const Val &value, KernelSignature &signature);
+
   // Statements (MLIRGen.cpp).
   bool genBlock(const ast::Block &block);
   bool genStmt(const ast::Stmt &stmt);
@@ -113,6 +115,11 @@ public:
   /// frame is a stack of lexical scopes.
   std::vector<std::vector<std::map<std::string, Val>>> frames;
   std::vector<const ast::Function *> callStack;
+  /// Expressions checked for this kernel, those of inlined calls included:
+  /// bounded so that calls fanning out through functions (f calling g twice,
+  /// g calling h twice, ...) cannot take exponential time and memory.
+  uint64_t exprCount = 0;
+  static constexpr uint64_t kMaxExprs = uint64_t(1) << 22;
 };
 
 /// Names of variables assigned (not declared) anywhere inside `block`.

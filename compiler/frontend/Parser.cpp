@@ -66,6 +66,7 @@ private:
 
   std::unique_ptr<Function> parseFunction();
   bool parseParam(Param &param, bool isCompileTime);
+  bool parseCandidates(Param &param);
   std::unique_ptr<TypeExpr> parseType();
   bool parseBlock(Block &block, SMLoc *endLoc = nullptr);
   StmtPtr parseStmt();
@@ -119,7 +120,7 @@ std::unique_ptr<Module> Parser::parseModule() {
       diags.note(prev->loc, "previous definition is here");
       return nullptr;
     }
-    module->functions.push_back(std::move(fn));
+    module->add(std::move(fn));
   }
   return module;
 }
@@ -159,6 +160,20 @@ std::unique_ptr<Function> Parser::parseFunction() {
   }
   if (!consumePunct(")"))
     return nullptr;
+  if (fn->isKernel && tok.kind == Tok::Ident && tok.text == "key") {
+    fn->tuneKeyLoc = tok.loc();
+    advance();
+    if (!consumePunct("("))
+      return nullptr;
+    do {
+      std::string name;
+      if (!parseIdent(name, "a parameter name in key(...)"))
+        return nullptr;
+      fn->tuneKey.push_back(name);
+    } while (tok.isPunct(",") && (advance(), true));
+    if (!consumePunct(")"))
+      return nullptr;
+  }
   if (tok.isPunct("->")) {
     if (fn->isKernel) {
       diags.error(tok.loc(), "a kernel returns nothing; write results through pointers");
@@ -199,8 +214,36 @@ bool Parser::parseParam(Param &param, bool isCompileTime) {
     angleClosesExpr = false;
     if (!param.defaultValue)
       return false;
+    if (tok.isKeyword("in"))
+      return parseCandidates(param);
   }
   return true;
+}
+
+bool Parser::parseCandidates(Param &param) {
+  advance();
+  param.candidatesLoc = tok.loc();
+  param.candidateRange = tok.isPunct("[");
+  if (!tok.isPunct("[") && !tok.isPunct("{"))
+    return expected("'[lo, hi]' or '{a, b, ...}' after 'in'");
+  StringRef close = param.candidateRange ? "]" : "}";
+  advance();
+  angleClosesExpr = true;
+  do {
+    ExprPtr e = parseExpr();
+    if (!e) {
+      angleClosesExpr = false;
+      return false;
+    }
+    param.candidates.push_back(std::move(e));
+  } while (tok.isPunct(",") && (advance(), true));
+  angleClosesExpr = false;
+  if (param.candidateRange && param.candidates.size() != 2) {
+    diags.error(param.candidatesLoc, "a tuning range is '[lo, hi]', got " +
+                                         llvm::Twine(param.candidates.size()) + " values");
+    return false;
+  }
+  return consumePunct(close);
 }
 
 std::unique_ptr<TypeExpr> Parser::parseType() {

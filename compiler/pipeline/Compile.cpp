@@ -203,8 +203,12 @@ Result<std::string> tile::emit(const std::string &source, const std::string &fil
   if (!front)
     return Result<std::string>::failure(front.message());
   mlir::ModuleOp module = *(*front)->module;
-  if (options.target != "host" && phase != Phase::Tile)
-    return lowerToText(module, options, phase);
+  if (options.target != "host" && phase != Phase::Tile) {
+    CompileOptions effective = options;
+    if ((*front)->signature.numWarps)
+      effective.numWarps = unsigned((*front)->signature.numWarps);
+    return lowerToText(module, effective, phase);
+  }
   if (phase == Phase::Assembly)
     return Result<std::string>::failure("the host target has no assembly stage; use llvm");
   std::string text;
@@ -234,7 +238,8 @@ Result<Signature> tile::signature(const std::string &source, const std::string &
   auto front = runFrontend(source, fileName, options, *context);
   if (!front)
     return Result<Signature>::failure(front.message());
-  return Signature{(*front)->signature.name, (*front)->signature.params};
+  const KernelSignature &sig = (*front)->signature;
+  return Signature{sig.name, sig.params, sig.tunables, sig.tuneKey};
 }
 
 Result<std::vector<std::string>> tile::check(const std::string &source,

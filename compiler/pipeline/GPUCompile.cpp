@@ -169,11 +169,14 @@ Result<GPUBinary> tile::compileForGPU(const std::string &source, const std::stri
   if (!front)
     return Result<GPUBinary>::failure(front.message());
   mlir::ModuleOp module = *(*front)->module;
+  CompileOptions effective = options;
+  if ((*front)->signature.numWarps) // a `num_warps` compile-time parameter wins
+    effective.numWarps = unsigned((*front)->signature.numWarps);
   GPUBinary binary;
-  std::string err = lowerGPU(module, options, true, binary.sharedBytes, binary.threads);
+  std::string err = lowerGPU(module, effective, true, binary.sharedBytes, binary.threads);
   if (!err.empty())
     return Result<GPUBinary>::failure(err);
-  auto code = translateAndEmit(module, options, Output::Binary);
+  auto code = translateAndEmit(module, effective, Output::Binary);
   if (!code)
     return Result<GPUBinary>::failure(code.message());
   binary.target = options.target;

@@ -68,10 +68,22 @@ struct Arg {
   static Arg real(double v) { return {Kind::Float, nullptr, 0, v}; }
 };
 
-/// A kernel's name and runtime parameters.
+/// A compile-time parameter the kernel declares tunable
+/// (`BLOCK: int = 1024 in [256, 4096]` or `num_warps: int = 4 in {4, 8}`).
+struct Tunable {
+  std::string name;
+  /// The value this instantiation uses (its default or -D).
+  std::string value;
+  std::vector<std::string> candidates;
+};
+
+/// A kernel's name, runtime parameters and tuning space.
 struct Signature {
   std::string kernel;
   std::vector<ParamInfo> params;
+  std::vector<Tunable> tunables;
+  /// The runtime parameters whose values select a tuned configuration.
+  std::vector<std::string> tuneKey;
 };
 
 /// A result or an error message; the API never throws and never aborts on

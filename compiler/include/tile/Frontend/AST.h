@@ -7,6 +7,7 @@
 #ifndef TILE_FRONTEND_AST_H
 #define TILE_FRONTEND_AST_H
 
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/SMLoc.h"
 #include "llvm/Support/raw_ostream.h"
@@ -209,6 +210,11 @@ struct Param {
   std::string name;
   std::unique_ptr<TypeExpr> type;
   ExprPtr defaultValue;
+  /// Tunable compile-time parameters: `= 128 in [32, 256]` (the powers of
+  /// two in the range) or `= 4 in {4, 8}` (the listed values).
+  std::vector<ExprPtr> candidates;
+  bool candidateRange = false;
+  llvm::SMLoc candidatesLoc;
 };
 
 /// A `kernel` (entry point) or an `fn` (inlined at each call).
@@ -218,6 +224,10 @@ struct Function {
   std::string name;
   std::vector<Param> ctParams; // kernel<...>
   std::vector<Param> params;
+  /// `key(N, M)` after the parameters: the runtime arguments whose values
+  /// select a tuned configuration.
+  std::vector<std::string> tuneKey;
+  llvm::SMLoc tuneKeyLoc;
   std::unique_ptr<TypeExpr> returnType; // fn only
   Block body;
   llvm::SMLoc endLoc; // closing brace
@@ -225,11 +235,13 @@ struct Function {
 
 struct Module {
   std::vector<std::unique_ptr<Function>> functions;
-  const Function *lookup(llvm::StringRef name) const {
-    for (auto &f : functions)
-      if (f->name == name)
-        return f.get();
-    return nullptr;
+  /// Every function by name (a scan per lookup made sources of many
+  /// functions quadratic); add() keeps it.
+  llvm::StringMap<const Function *> byName;
+  const Function *lookup(llvm::StringRef name) const { return byName.lookup(name); }
+  void add(std::unique_ptr<Function> fn) {
+    byName.try_emplace(fn->name, fn.get());
+    functions.push_back(std::move(fn));
   }
 };
 

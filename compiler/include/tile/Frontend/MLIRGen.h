@@ -17,6 +17,10 @@ namespace tile {
 struct KernelSignature {
   std::string name;
   std::vector<ParamInfo> params;
+  std::vector<Tunable> tunables;
+  std::vector<std::string> tuneKey;
+  /// The value of a `num_warps` compile-time parameter, 0 if none.
+  int64_t numWarps = 0;
 };
 
 /// Type-checks kernel `kernelName` of `module` (the only kernel when empty)
