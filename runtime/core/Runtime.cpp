@@ -4,10 +4,17 @@
 #include "tile/CudaDriver.h"
 #include "tile/HipDriver.h"
 
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <sstream>
+#include <thread>
+#include <unistd.h>
 
 namespace tile {
 
@@ -24,6 +31,11 @@ struct Kernel::Variant {
 size_t Kernel::numVariants() const {
   std::lock_guard<std::mutex> lock(mutex);
   return variants.size();
+}
+
+std::map<std::string, TuneConfig> Kernel::tunedConfigs() const {
+  std::lock_guard<std::mutex> lock(mutex);
+  return choices;
 }
 
 namespace {
@@ -75,6 +87,63 @@ void packArg(const ParamInfo &p, const Arg &a, Slot &slot) {
   std::memcpy(slot.bytes, &a.i, 8);
 }
 
+/// "BLOCK=256 num_warps=4": the tuned parameters in declaration order.
+std::string configText(const std::vector<Tunable> &tunables, const TuneConfig &config) {
+  std::string text;
+  for (const Tunable &t : tunables) {
+    auto it = config.find(t.name);
+    if (it == config.end())
+      continue;
+    text += (text.empty() ? "" : " ") + t.name + "=" + it->second;
+  }
+  return text;
+}
+
+/// Reads configText()'s output back; false unless it names a candidate of
+/// every tunable and nothing else.
+bool parseConfig(const std::string &text, const std::vector<Tunable> &tunables,
+                 TuneConfig &config) {
+  config.clear();
+  std::istringstream is(text);
+  std::string word;
+  while (is >> word) {
+    size_t eq = word.find('=');
+    if (eq == std::string::npos)
+      return false;
+    std::string name = word.substr(0, eq), value = word.substr(eq + 1);
+    auto t = std::find_if(tunables.begin(), tunables.end(),
+                          [&](const Tunable &t) { return t.name == name; });
+    if (t == tunables.end() ||
+        std::find(t->candidates.begin(), t->candidates.end(), value) == t->candidates.end() ||
+        !config.emplace(name, value).second)
+      return false;
+  }
+  return config.size() == tunables.size();
+}
+
+/// Every configuration of the candidates, the first tunable varying slowest.
+std::vector<TuneConfig> configurations(const std::vector<Tunable> &tunables) {
+  std::vector<TuneConfig> out(1);
+  for (const Tunable &t : tunables) {
+    std::vector<TuneConfig> next;
+    for (const TuneConfig &c : out)
+      for (const std::string &v : t.candidates) {
+        next.push_back(c);
+        next.back()[t.name] = v;
+      }
+    out = std::move(next);
+  }
+  return out;
+}
+
+std::string firstLine(const std::string &s) { return s.substr(0, s.find('\n')); }
+
+std::string formatMs(double ms) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, ms < 1 ? "%.4f" : "%.3f", ms);
+  return buf;
+}
+
 } // namespace
 
 Result<std::unique_ptr<Runtime>> Runtime::create(const RuntimeOptions &options,
@@ -87,6 +156,9 @@ Result<std::unique_ptr<Runtime>> Runtime::create(const RuntimeOptions &options,
     return R::failure("Runtime::create needs a KernelCompiler");
   std::unique_ptr<Runtime> rt(new Runtime());
   rt->compiler = std::move(compiler);
+  rt->tuneProgress = options.tuneProgress;
+  rt->tuneRepeats = std::max(1u, options.tuneRepeats);
+  rt->tuneThreads = options.tuneThreads;
   rt->drivers = std::make_unique<Drivers>();
   std::string tried;
   if (want == "auto" || want == "cuda") {
@@ -138,6 +210,21 @@ Result<Kernel *> Runtime::loadSource(const std::string &source, const std::strin
   kernel->signature = sig->params;
   kernel->kernelName = sig->kernel;
   kernel->options.kernel = sig->kernel;
+  for (const Tunable &t : sig->tunables) {
+    if (options.defines.count(t.name) || t.candidates.empty())
+      kernel->fixed[t.name] = t.value;
+    else
+      kernel->tuned.push_back(t);
+  }
+  if (!kernel->tuned.empty())
+    for (const std::string &name : sig->tuneKey) {
+      auto it = std::find_if(sig->params.begin(), sig->params.end(),
+                             [&](const ParamInfo &p) { return p.name == name; });
+      if (it == sig->params.end())
+        return Result<Kernel *>::failure("tuning key '" + name + "' is not a parameter of '" +
+                                         sig->kernel + "'");
+      kernel->tuneKeyArgs.push_back(size_t(it - sig->params.begin()));
+    }
   std::lock_guard<std::mutex> lock(mutex);
   kernels.push_back(std::move(kernel));
   return kernels.back().get();
@@ -152,13 +239,7 @@ Result<Kernel *> Runtime::loadFile(const std::string &path, CompileOptions optio
   return loadSource(ss.str(), path, std::move(options));
 }
 
-std::string Runtime::checkArgs(const Kernel &kernel, std::array<uint32_t, 3> grid,
-                               const std::vector<Arg> &args) const {
-  const auto &params = kernel.params();
-  std::string name = kernel.name().empty() ? "kernel" : "kernel '" + kernel.name() + "'";
-  if (args.size() != params.size())
-    return name + " takes " + std::to_string(params.size()) + " arguments, got " +
-           std::to_string(args.size());
+std::string Runtime::checkGrid(std::array<uint32_t, 3> grid) const {
   for (int axis = 0; axis < 3; ++axis) {
     if (grid[axis] == 0)
       return "grid dimension " + std::to_string(axis) + " is 0";
@@ -166,6 +247,15 @@ std::string Runtime::checkArgs(const Kernel &kernel, std::array<uint32_t, 3> gri
       return "grid dimension " + std::to_string(axis) + " is " + std::to_string(grid[axis]) +
              ", over the device limit " + std::to_string(maxGrid[axis]);
   }
+  return "";
+}
+
+std::string Runtime::checkArgs(const Kernel &kernel, const std::vector<Arg> &args) const {
+  const auto &params = kernel.params();
+  std::string name = kernel.name().empty() ? "kernel" : "kernel '" + kernel.name() + "'";
+  if (args.size() != params.size())
+    return name + " takes " + std::to_string(params.size()) + " arguments, got " +
+           std::to_string(args.size());
   for (size_t i = 0; i < params.size(); ++i) {
     const ParamInfo &p = params[i];
     const Arg &a = args[i];
@@ -205,45 +295,76 @@ std::string Runtime::variantKey(const Kernel &kernel, const std::vector<Arg> &ar
   return key;
 }
 
-std::string Runtime::launch(Kernel *kernel, std::array<uint32_t, 3> grid,
-                            const std::vector<Arg> &args, void *stream) {
-  if (!kernel)
-    return "launch of a null kernel";
-  std::string err = checkArgs(*kernel, grid, args);
-  if (!err.empty())
-    return err;
-  std::map<std::string, int64_t> divisibility;
-  std::string key = variantKey(*kernel, args, divisibility);
-  Kernel::Variant *variant = nullptr;
+void Runtime::setTuneProgress(std::function<void(const std::string &)> progress) {
+  std::lock_guard<std::mutex> lock(mutex);
+  tuneProgress = std::move(progress);
+}
+
+void Runtime::progress(const std::string &line) {
+  std::function<void(const std::string &)> sink;
   {
-    std::lock_guard<std::mutex> lock(kernel->mutex);
-    auto it = kernel->variants.find(key);
-    if (it != kernel->variants.end())
-      variant = it->second.get();
+    std::lock_guard<std::mutex> lock(mutex);
+    sink = tuneProgress;
   }
-  if (!variant) {
-    CompileOptions options = kernel->options;
-    options.divisibility = divisibility;
-    auto binary = compiler.compile(kernel->source, kernel->fileName, options);
-    if (!binary)
-      return binary.message();
-    auto v = std::make_unique<Kernel::Variant>();
-    v->binary = std::move(*binary);
-    if (kind == Backend::Cuda)
-      err = drivers->cuda->loadKernel(v->binary.image, v->binary.kernel, v->function);
-    else if (kind == Backend::Hip)
-      err = drivers->hip->loadKernel(v->binary.image, v->binary.kernel, v->function);
-    if (!err.empty())
-      return err;
-    std::lock_guard<std::mutex> lock(kernel->mutex);
-    auto &slot = kernel->variants[key];
-    if (!slot)
-      slot = std::move(v);
-    variant = slot.get();
+  if (sink) {
+    sink(line);
+    return;
   }
+  static const bool toStderr = [] {
+    const char *env = std::getenv("TILEC_TUNE_LOG");
+    if (env && *env)
+      return std::strcmp(env, "0") != 0;
+    return isatty(2) != 0;
+  }();
+  if (toStderr)
+    std::fprintf(stderr, "%s\n", line.c_str());
+}
+
+std::string Runtime::load(Kernel::Variant &v) {
+  if (kind == Backend::Cuda)
+    return drivers->cuda->loadKernel(v.binary.image, v.binary.kernel, v.function);
+  if (kind == Backend::Hip)
+    return drivers->hip->loadKernel(v.binary.image, v.binary.kernel, v.function);
+  return "";
+}
+
+std::string Runtime::variant(Kernel &kernel, const TuneConfig &config,
+                             const std::map<std::string, int64_t> &divisibility,
+                             const std::string &specKey, Kernel::Variant *&out) {
+  std::string key = configText(kernel.tuned, config) + "|" + specKey;
+  {
+    std::lock_guard<std::mutex> lock(kernel.mutex);
+    auto it = kernel.variants.find(key);
+    if (it != kernel.variants.end()) {
+      out = it->second.get();
+      return "";
+    }
+  }
+  CompileOptions options = kernel.options;
+  options.divisibility = divisibility;
+  for (auto &[name, value] : config)
+    options.defines[name] = value;
+  auto binary = compiler.compile(kernel.source, kernel.fileName, options);
+  if (!binary)
+    return binary.message();
+  auto v = std::make_unique<Kernel::Variant>();
+  v->binary = std::move(*binary);
+  if (std::string err = load(*v); !err.empty())
+    return err;
+  std::lock_guard<std::mutex> lock(kernel.mutex);
+  auto &slot = kernel.variants[key];
+  if (!slot)
+    slot = std::move(v);
+  out = slot.get();
+  return "";
+}
+
+std::string Runtime::run(Kernel &kernel, const Kernel::Variant &variant,
+                         std::array<uint32_t, 3> grid, const std::vector<Arg> &args,
+                         void *stream) {
   if (kind == Backend::Host)
-    return variant->binary.hostLaunch(grid, args);
-  const auto &params = kernel->params();
+    return variant.binary.hostLaunch(grid, args);
+  const auto &params = kernel.params();
   Slot slots[64];
   void *pointers[64];
   if (params.size() > 64)
@@ -254,10 +375,206 @@ std::string Runtime::launch(Kernel *kernel, std::array<uint32_t, 3> grid,
   }
   std::vector<void *> argv(pointers, pointers + params.size());
   unsigned g[3] = {grid[0], grid[1], grid[2]};
-  const KernelBinary &b = variant->binary;
+  const KernelBinary &b = variant.binary;
   if (kind == Backend::Cuda)
-    return drivers->cuda->launch(variant->function, g, b.threads, 0, argv, stream);
-  return drivers->hip->launch(variant->function, g, b.threads, 0, stream, argv);
+    return drivers->cuda->launch(variant.function, g, b.threads, 0, argv, stream);
+  return drivers->hip->launch(variant.function, g, b.threads, 0, stream, argv);
+}
+
+std::string Runtime::tune(Kernel &kernel, const GridFn &gridFn, const std::vector<Arg> &args,
+                          const std::map<std::string, int64_t> &divisibility,
+                          const std::string &specKey, const std::string &keyText,
+                          TuneConfig &chosen) {
+  std::string label = "tuning " + kernel.name() + (keyText.empty() ? "" : " [" + keyText + "]");
+  // Everything the choice depends on; the compiler adds its build id.
+  std::vector<std::pair<std::string, std::string>> parts = {
+      {"kind", "tuning"},
+      {"target", targetName},
+      {"kernel", kernel.name()},
+      {"source", kernel.source},
+      {"num_warps", std::to_string(kernel.options.numWarps)},
+      {"opt", std::to_string(kernel.options.optLevel)},
+      {"key", keyText}};
+  for (auto &[name, value] : kernel.options.defines)
+    parts.push_back({"define:" + name, value});
+  for (const Tunable &t : kernel.tuned) {
+    std::string space;
+    for (auto &c : t.candidates)
+      space += c + ",";
+    parts.push_back({"tunable:" + t.name, space});
+  }
+  auto remember = [&](const TuneConfig &config) {
+    std::lock_guard<std::mutex> lock(kernel.mutex);
+    kernel.choices[keyText] = config;
+  };
+  if (compiler.lookupTuning)
+    if (auto text = compiler.lookupTuning(parts))
+      if (parseConfig(*text, kernel.tuned, chosen)) {
+        remember(chosen);
+        progress(label + ": " + *text + " (from the cache)");
+        return "";
+      }
+
+  // Compile every configuration: the first alone (LLVM registers its targets
+  // on first use, which is not thread-safe), the rest on a small pool.
+  std::vector<TuneConfig> configs = configurations(kernel.tuned);
+  size_t n = configs.size();
+  std::vector<std::optional<Result<KernelBinary>>> results(n);
+  std::mutex progressMutex;
+  size_t compiled = 0;
+  auto compileOne = [&](size_t i) {
+    CompileOptions options = kernel.options;
+    options.divisibility = divisibility;
+    for (auto &[name, value] : configs[i])
+      options.defines[name] = value;
+    results[i].emplace(compiler.compile(kernel.source, kernel.fileName, options));
+    std::lock_guard<std::mutex> lock(progressMutex);
+    ++compiled;
+    if (!*results[i])
+      progress(label + ": " + configText(kernel.tuned, configs[i]) +
+               " skipped, it does not compile: " + firstLine(results[i]->message()));
+    progress(label + ": " + std::to_string(compiled) + "/" + std::to_string(n) +
+             " configs compiled");
+  };
+  compileOne(0);
+  unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+  size_t workers = std::min<size_t>({n - 1, tuneThreads ? tuneThreads : hw, hw});
+  std::atomic<size_t> next{1};
+  std::vector<std::thread> pool;
+  for (size_t w = 0; w < workers; ++w)
+    pool.emplace_back([&] {
+      for (size_t i; (i = next.fetch_add(1)) < n;)
+        compileOne(i);
+    });
+  for (auto &t : pool)
+    t.join();
+
+  // Time each configuration that compiled on the caller's arguments.
+  std::string firstError;
+  std::unique_ptr<Kernel::Variant> best;
+  double bestMs = 0;
+  size_t bestIndex = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (!*results[i]) {
+      if (firstError.empty())
+        firstError = results[i]->message();
+      continue;
+    }
+    auto v = std::make_unique<Kernel::Variant>();
+    v->binary = std::move(**results[i]);
+    TuneConfig all = kernel.fixed;
+    for (auto &[name, value] : configs[i])
+      all[name] = value;
+    std::array<uint32_t, 3> grid = gridFn(all);
+    std::string err = load(*v);
+    if (err.empty())
+      err = checkGrid(grid);
+    if (err.empty())
+      err = run(kernel, *v, grid, args, nullptr); // warm-up
+    if (err.empty())
+      err = synchronize();
+    std::vector<double> times;
+    for (unsigned r = 0; err.empty() && r < tuneRepeats; ++r) {
+      if (kind == Backend::Cuda) {
+        float ms = 0;
+        err = drivers->cuda->time([&] { return run(kernel, *v, grid, args, nullptr); }, ms);
+        times.push_back(ms);
+        continue;
+      }
+      auto start = std::chrono::steady_clock::now();
+      err = run(kernel, *v, grid, args, nullptr);
+      if (err.empty() && kind == Backend::Hip)
+        err = drivers->hip->synchronize();
+      times.push_back(
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+              .count());
+    }
+    if (!err.empty()) {
+      progress(label + ": " + configText(kernel.tuned, configs[i]) + " skipped: " +
+               firstLine(err));
+      if (firstError.empty())
+        firstError = err;
+      continue;
+    }
+    std::sort(times.begin(), times.end());
+    double ms = times[times.size() / 2]; // the median
+    if (!best || ms < bestMs) {
+      best = std::move(v);
+      bestMs = ms;
+      bestIndex = i;
+    }
+  }
+  if (!best)
+    return firstError;
+
+  chosen = configs[bestIndex];
+  std::string text = configText(kernel.tuned, chosen);
+  {
+    std::lock_guard<std::mutex> lock(kernel.mutex);
+    auto &slot = kernel.variants[text + "|" + specKey];
+    if (!slot)
+      slot = std::move(best);
+    kernel.choices[keyText] = chosen;
+  }
+  if (compiler.storeTuning)
+    compiler.storeTuning(parts, text);
+  progress(label + ": " + text + " best (" + formatMs(bestMs) + " ms) of " + std::to_string(n));
+  return "";
+}
+
+std::string Runtime::launch(Kernel *kernel, std::array<uint32_t, 3> grid,
+                            const std::vector<Arg> &args, void *stream) {
+  return launch(kernel, [grid](const TuneConfig &) { return grid; }, args, stream);
+}
+
+std::string Runtime::launch(Kernel *kernel, const GridFn &gridFn, const std::vector<Arg> &args,
+                            void *stream) {
+  if (!kernel)
+    return "launch of a null kernel";
+  if (!gridFn)
+    return "launch without a grid";
+  std::string err = checkArgs(*kernel, args);
+  if (!err.empty())
+    return err;
+  std::map<std::string, int64_t> divisibility;
+  std::string specKey = variantKey(*kernel, args, divisibility);
+  TuneConfig config;
+  if (!kernel->tuned.empty()) {
+    std::string keyText;
+    for (size_t index : kernel->tuneKeyArgs) {
+      const Arg &a = args[index];
+      std::string value = a.kind == Arg::Kind::Int     ? std::to_string(a.i)
+                          : a.kind == Arg::Kind::Float ? std::to_string(a.f)
+                                                       : "ptr";
+      keyText += (keyText.empty() ? "" : ", ") + kernel->params()[index].name + "=" + value;
+    }
+    auto find = [&]() -> bool {
+      std::lock_guard<std::mutex> lock(kernel->mutex);
+      auto it = kernel->choices.find(keyText);
+      if (it == kernel->choices.end())
+        return false;
+      config = it->second;
+      return true;
+    };
+    if (!find()) {
+      std::lock_guard<std::mutex> lock(kernel->tuneMutex);
+      if (!find()) {
+        err = tune(*kernel, gridFn, args, divisibility, specKey, keyText, config);
+        if (!err.empty())
+          return err;
+      }
+    }
+  }
+  TuneConfig all = kernel->fixed;
+  for (auto &[name, value] : config)
+    all[name] = value;
+  std::array<uint32_t, 3> grid = gridFn(all);
+  if (err = checkGrid(grid); !err.empty())
+    return err;
+  Kernel::Variant *v = nullptr;
+  if (err = variant(*kernel, config, divisibility, specKey, v); !err.empty())
+    return err;
+  return run(*kernel, *v, grid, args, stream);
 }
 
 std::string Runtime::synchronize() {

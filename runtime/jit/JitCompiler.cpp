@@ -122,6 +122,35 @@ KernelCompiler jitCompiler(const std::string &cacheDir,
     shared->cache.store(key, {serialize(binary), binary.image});
     return binary;
   };
+  // A tuning result is a small entry: its metadata's first line says what it
+  // is (`tilec cache list`), its binary is the configuration's text.
+  auto tuningKey = [](std::vector<std::pair<std::string, std::string>> parts) {
+    parts.push_back({"build", compilerBuildId()});
+    return cacheKey(parts);
+  };
+  c.lookupTuning = [shared, tuningKey](const std::vector<std::pair<std::string, std::string>>
+                                           &parts) -> std::optional<std::string> {
+    std::string key = tuningKey(parts);
+    std::lock_guard<std::mutex> lock(shared->mutex);
+    auto entry = shared->cache.lookup(key);
+    if (!entry || entry->metadata.rfind("tuned ", 0) != 0)
+      return std::nullopt;
+    return entry->binary;
+  };
+  c.storeTuning = [shared, tuningKey](const std::vector<std::pair<std::string, std::string>> &parts,
+                                      const std::string &config) {
+    std::string kernel, key;
+    for (auto &[name, value] : parts) {
+      if (name == "kernel")
+        kernel = value;
+      else if (name == "key")
+        key = value;
+    }
+    std::string metadata = "tuned " + kernel + (key.empty() ? "" : " [" + key + "]") + ": " +
+                           config + "\n";
+    std::lock_guard<std::mutex> lock(shared->mutex);
+    shared->cache.store(tuningKey(parts), {metadata, config});
+  };
   return c;
 }
 

@@ -5,6 +5,18 @@
 // the kernel variant specialised for its arguments (pointers aligned to 16
 // bytes, integers divisible by 16), compiling it on first use; variants are
 // kept in memory and, through the KernelCompiler, in the disk cache.
+//
+// Autotuning: a kernel that declares tunable compile-time parameters
+// (`BLOCK: int = 256 in [64, 1024]`, `num_warps: int = 4 in {2, 4, 8}`) and
+// whose load does not fix them all with defines is tuned on the first launch
+// for each tuning key (the values of the arguments named by `key(...)`, the
+// kernel's defines and the target): every configuration of the candidates is
+// compiled (in parallel), launched a few times on the caller's arguments and
+// timed; the fastest is kept in memory and, through the KernelCompiler, in the
+// disk cache, so that later processes skip the tuning. Tuning launches the
+// kernel repeatedly on the caller's buffers: a kernel that updates its inputs
+// in place sees them updated several times (as in Triton without
+// restore_value).
 // Errors come back as strings ("" on success): no exceptions, no aborts.
 //
 //===----------------------------------------------------------------------===//
@@ -17,6 +29,8 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <utility>
 
 namespace tile {
 
@@ -45,7 +59,27 @@ struct KernelCompiler {
   std::function<Result<KernelBinary>(const std::string &source, const std::string &fileName,
                                      const CompileOptions &options)>
       compile;
+  /// A tuning result persisted earlier (optional). `parts` name everything
+  /// the choice depends on (target, kernel, source, defines, key values); the
+  /// compiler adds its build id. The value is what storeTuning stored.
+  std::function<std::optional<std::string>(
+      const std::vector<std::pair<std::string, std::string>> &parts)>
+      lookupTuning;
+  /// Persists a tuning result (optional); `config` is one line of text.
+  std::function<void(const std::vector<std::pair<std::string, std::string>> &parts,
+                     const std::string &config)>
+      storeTuning;
 };
+
+/// A tuned configuration: tunable parameter name -> value text, e.g.
+/// {"BLOCK", "256"}, {"num_warps", "4"}.
+using TuneConfig = std::map<std::string, std::string>;
+
+/// The grid of a launch as a function of the configuration it runs with (the
+/// values of every tunable parameter), for kernels whose grid depends on a
+/// tuned parameter: `[&](const TuneConfig &c) { return {cdiv(n,
+/// std::stoll(c.at("BLOCK"))), 1, 1}; }`.
+using GridFn = std::function<std::array<uint32_t, 3>(const TuneConfig &config)>;
 
 /// The compiler of this build with its disk cache (`cacheDir` empty: the
 /// default location; see DiskCache.h). Warnings go to `warn`.
@@ -56,6 +90,16 @@ struct RuntimeOptions {
   /// "auto" (CUDA, then HIP, then host), "cuda", "hip" or "host".
   std::string backend = "auto";
   int device = 0;
+  /// Receives the autotuner's progress, one line at a time ("tuning scale
+  /// [n=1000]: 4/15 configs compiled", "... BLOCK=256 num_warps=4 best
+  /// (0.012 ms) of 15"); calls never overlap but may come from the compile
+  /// threads. Empty: lines go to stderr when stderr is a terminal or
+  /// TILEC_TUNE_LOG=1 (TILEC_TUNE_LOG=0: never), else nowhere.
+  std::function<void(const std::string &)> tuneProgress;
+  /// Timed launches per configuration while tuning (after one warm-up).
+  unsigned tuneRepeats = 5;
+  /// Threads compiling candidates; 0: hardware_concurrency.
+  unsigned tuneThreads = 0;
 };
 
 class Runtime;
@@ -67,6 +111,11 @@ public:
   const std::vector<ParamInfo> &params() const { return signature; }
   /// Variants compiled or loaded so far.
   size_t numVariants() const;
+  /// The tunable parameters the runtime tunes (those the load's defines do
+  /// not fix); empty: no tuning.
+  const std::vector<Tunable> &tunables() const { return tuned; }
+  /// The configurations chosen so far, by tuning key text ("n=1000").
+  std::map<std::string, TuneConfig> tunedConfigs() const;
 
 private:
   friend class Runtime;
@@ -75,7 +124,16 @@ private:
   CompileOptions options;
   std::vector<ParamInfo> signature;
   std::map<std::string, std::unique_ptr<Variant>> variants;
+  /// Tuning: the parameters tuned, the indices of the key arguments, and the
+  /// choices made (by key text).
+  std::vector<Tunable> tuned;
+  /// Values of the tunable parameters that are not tuned (fixed by defines).
+  TuneConfig fixed;
+  std::vector<size_t> tuneKeyArgs;
+  std::map<std::string, TuneConfig> choices;
   mutable std::mutex mutex;
+  /// Held while tuning, so that concurrent first launches tune once.
+  std::mutex tuneMutex;
 };
 
 class Runtime {
@@ -100,8 +158,14 @@ public:
 
   /// Launches `kernel` over `grid` on `stream` (null: the default stream)
   /// and returns without waiting; the host backend runs to completion.
+  /// A tunable kernel is tuned first (see above) when its key is new.
   std::string launch(Kernel *kernel, std::array<uint32_t, 3> grid, const std::vector<Arg> &args,
                      void *stream = nullptr);
+  /// The same with a grid computed from the configuration (tuned or not).
+  std::string launch(Kernel *kernel, const GridFn &grid, const std::vector<Arg> &args,
+                     void *stream = nullptr);
+  /// Replaces RuntimeOptions::tuneProgress.
+  void setTuneProgress(std::function<void(const std::string &)> progress);
   /// Waits for the device.
   std::string synchronize();
 
@@ -114,10 +178,23 @@ public:
 private:
   Runtime() = default;
   struct Drivers;
-  std::string checkArgs(const Kernel &kernel, std::array<uint32_t, 3> grid,
-                        const std::vector<Arg> &args) const;
+  std::string checkArgs(const Kernel &kernel, const std::vector<Arg> &args) const;
+  std::string checkGrid(std::array<uint32_t, 3> grid) const;
   std::string variantKey(const Kernel &kernel, const std::vector<Arg> &args,
                          std::map<std::string, int64_t> &divisibility) const;
+  std::string variant(Kernel &kernel, const TuneConfig &config,
+                      const std::map<std::string, int64_t> &divisibility,
+                      const std::string &specKey, Kernel::Variant *&out);
+  std::string load(Kernel::Variant &v);
+  std::string run(Kernel &kernel, const Kernel::Variant &v, std::array<uint32_t, 3> grid,
+                  const std::vector<Arg> &args, void *stream);
+  std::string tune(Kernel &kernel, const GridFn &grid, const std::vector<Arg> &args,
+                   const std::map<std::string, int64_t> &divisibility,
+                   const std::string &specKey, const std::string &keyText,
+                   TuneConfig &chosen);
+  void progress(const std::string &line);
+  std::function<void(const std::string &)> tuneProgress;
+  unsigned tuneRepeats = 5, tuneThreads = 0;
   Backend kind = Backend::Host;
   std::string targetName = "host", device = "host CPU";
   KernelCompiler compiler;
