@@ -34,6 +34,16 @@ config.environment["PATH"] = os.pathsep.join([config.llvm_tools_dir, os.environ.
 config.substitutions.append(("%tilec", config.tilec))
 config.substitutions.append(("%tile-opt", config.tile_opt))
 config.substitutions.append(("%python", sys.executable))
+# tests/limits bound every run: %{memlimit} caps the address space (2 GiB) of
+# the commands after it in the test, %{timeout} runs one command for at most 60 s.
+# Under AddressSanitizer (build-asan), which reserves terabytes of address
+# space for its shadow memory, the sanitizer's hard_rss_limit_mb caps resident
+# memory instead (tests/limits/lit.local.cfg), and the time limit is 300 s.
+config.sanitize = str(getattr(config, "sanitize", "")).upper() in ("ON", "1", "TRUE", "YES")
+if config.sanitize:
+    config.available_features.add("asan")
+config.substitutions.append(("%{memlimit}", ":" if config.sanitize else "ulimit -v 2097152"))
+config.substitutions.append(("%{timeout}", "timeout %d" % (300 if config.sanitize else 60)))
 # The example kernels that the CLI tests compile.
 config.substitutions.append(("%kernels", os.path.join(config.project_source_dir, "kernels")))
 

@@ -303,6 +303,9 @@ bool MLIRGen::genBlock(const Block &block) {
 }
 
 bool MLIRGen::genStmt(const Stmt &stmt) {
+  if (!enterNested(stmt.getLoc()))
+    return false;
+  llvm::scope_exit leave([&] { --nesting; });
   switch (stmt.getKind()) {
   case Stmt::Kind::Let: {
     auto &let = llvm::cast<LetStmt>(stmt);

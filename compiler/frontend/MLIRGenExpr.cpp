@@ -4,6 +4,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 
+#include "llvm/ADT/ScopeExit.h"
+
 #include <cmath>
 
 using namespace tile;
@@ -612,12 +614,9 @@ std::optional<Val> MLIRGen::genSubscript(const SubscriptExpr &e) {
 }
 
 std::optional<Val> MLIRGen::genExpr(const Expr &expr) {
-  if (++exprCount > kMaxExprs) {
-    if (exprCount == kMaxExprs + 1)
-      error(expr.getLoc(), "kernel too large: more than " + Twine(kMaxExprs) +
-                               " expressions to check with every function call inlined");
+  if (!enterNested(expr.getLoc()))
     return std::nullopt;
-  }
+  llvm::scope_exit leave([&] { --nesting; });
   switch (expr.getKind()) {
   case Expr::Kind::Int:
     return Val::makeInt(llvm::cast<IntExpr>(expr).value);

@@ -115,11 +115,35 @@ public:
   /// frame is a stack of lexical scopes.
   std::vector<std::vector<std::map<std::string, Val>>> frames;
   std::vector<const ast::Function *> callStack;
-  /// Expressions checked for this kernel, those of inlined calls included:
+  /// Statements and expressions checked for this kernel, those of inlined
+  /// calls included:
   /// bounded so that calls fanning out through functions (f calling g twice,
   /// g calling h twice, ...) cannot take exponential time and memory.
   uint64_t exprCount = 0;
   static constexpr uint64_t kMaxExprs = uint64_t(1) << 22;
+  /// Statements and expressions being checked, one inside the other, across
+  /// inlined calls (the parser bounds the nesting within one function only):
+  /// bounded so that the recursion cannot exhaust the stack.
+  unsigned nesting = 0;
+  static constexpr unsigned kMaxNesting = 1024;
+  bool limitReported = false;
+  /// Enters one more statement or expression; false (with one error for the
+  /// kernel) past either bound. A successful call is paired with --nesting.
+  bool enterNested(llvm::SMLoc l) {
+    bool tooMany = ++exprCount > kMaxExprs, tooDeep = nesting >= kMaxNesting;
+    if (!tooMany && !tooDeep) {
+      ++nesting;
+      return true;
+    }
+    if (!limitReported)
+      error(l, tooMany ? "kernel too large: more than " + llvm::Twine(kMaxExprs) +
+                             " statements and expressions to check with every function call "
+                             "inlined"
+                       : "statements and expressions nested more than " + llvm::Twine(kMaxNesting) +
+                             " levels deep with every function call inlined");
+    limitReported = true;
+    return false;
+  }
 };
 
 /// Names of variables assigned (not declared) anywhere inside `block`.
