@@ -1,4 +1,5 @@
 //===- TileToGPU.cpp - distribute tiles over the threads of a workgroup ---===//
+#include "Reduction.h"
 #include "tile/Analysis/AxisInfo.h"
 #include "tile/Dialect/TileDialect.h"
 #include "tile/Target/GPUTarget.h"
@@ -336,38 +337,6 @@ struct StoreLowering : GPUPattern<StoreOp> {
 struct ReduceLowering : GPUPattern<ReduceOp> {
   using GPUPattern::GPUPattern;
 
-  Value combine(OpBuilder &b, Location loc, ReduceKind kind, Value a, Value c) const {
-    bool isFloat = isa<FloatType>(a.getType());
-    switch (kind) {
-    case ReduceKind::Sum:
-      return isFloat ? Value(arith::AddFOp::create(b, loc, a, c))
-                     : Value(arith::AddIOp::create(b, loc, a, c));
-    case ReduceKind::Max:
-      return isFloat ? Value(arith::MaximumFOp::create(b, loc, a, c))
-                     : Value(arith::MaxSIOp::create(b, loc, a, c));
-    case ReduceKind::Min:
-      return isFloat ? Value(arith::MinimumFOp::create(b, loc, a, c))
-                     : Value(arith::MinSIOp::create(b, loc, a, c));
-    }
-    llvm_unreachable("reduce kind");
-  }
-
-  Value identity(OpBuilder &b, Location loc, ReduceKind kind, Type t) const {
-    TypedAttr attr;
-    if (auto ft = dyn_cast<FloatType>(t))
-      attr = kind == ReduceKind::Sum
-                 ? b.getFloatAttr(ft, 0.0)
-                 : b.getFloatAttr(ft, APFloat::getInf(ft.getFloatSemantics(),
-                                                      kind == ReduceKind::Max));
-    else {
-      unsigned w = t.getIntOrFloatBitWidth();
-      attr = b.getIntegerAttr(t, kind == ReduceKind::Sum   ? APInt::getZero(w)
-                                 : kind == ReduceKind::Max ? APInt::getSignedMinValue(w)
-                                                           : APInt::getSignedMaxValue(w));
-    }
-    return arith::ConstantOp::create(b, loc, attr);
-  }
-
   LogicalResult matchAndRewrite(ReduceOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
@@ -392,16 +361,16 @@ struct ReduceLowering : GPUPattern<ReduceOp> {
     SmallVector<Value> regs = unpack(rewriter, loc, adaptor.getSrc());
     Value acc = widen(regs.front());
     for (size_t i = 1; i < regs.size(); ++i)
-      acc = combine(rewriter, loc, kind, acc, widen(regs[i]));
+      acc = combineReduction(rewriter, loc, kind, acc, widen(regs[i]));
     Value tid = ctx.target.threadId(rewriter, loc);
     if (l.replicated()) {
       Value owns = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, tid,
                                          i32Const(rewriter, loc, l.size));
-      acc = arith::SelectOp::create(rewriter, loc, owns, acc, identity(rewriter, loc, kind, work));
+      acc = arith::SelectOp::create(rewriter, loc, owns, acc, arith::ConstantOp::create(rewriter, loc, reductionIdentity(rewriter, kind, work)));
     }
     int64_t warp = ctx.target.warpSize();
     for (int64_t m = warp / 2; m >= 1; m /= 2)
-      acc = combine(rewriter, loc, kind, acc, ctx.target.shuffleXor(rewriter, loc, acc, m));
+      acc = combineReduction(rewriter, loc, kind, acc, ctx.target.shuffleXor(rewriter, loc, acc, m));
     int64_t warps = ctx.threads / warp;
     if (warps > 1) {
       auto module = op->getParentOfType<ModuleOp>();
@@ -426,7 +395,7 @@ struct ReduceLowering : GPUPattern<ReduceOp> {
       ctx.target.barrier(rewriter, loc);
       acc = LLVM::LoadOp::create(rewriter, loc, work, slot(rewriter, i32Const(rewriter, loc, 0)));
       for (int64_t w = 1; w < warps; ++w)
-        acc = combine(rewriter, loc, kind, acc,
+        acc = combineReduction(rewriter, loc, kind, acc,
                       LLVM::LoadOp::create(rewriter, loc, work,
                                            slot(rewriter, i32Const(rewriter, loc, w))));
       ctx.target.barrier(rewriter, loc);

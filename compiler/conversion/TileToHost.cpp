@@ -6,6 +6,7 @@
 // linalg-to-loops turn the result into scalar loops that LLVM vectorises.
 //
 //===----------------------------------------------------------------------===//
+#include "Reduction.h"
 #include "tile/Dialect/TileDialect.h"
 #include "tile/Transforms/Passes.h"
 
@@ -295,44 +296,17 @@ struct ReduceLowering : OpConversionPattern<ReduceOp> {
     auto srcType = op.getSrc().getType();
     Type elem = srcType.getElementType();
     ReduceKind kind = op.getKind();
-    TypedAttr identity;
-    if (auto ft = dyn_cast<FloatType>(elem)) {
-      const auto &sem = ft.getFloatSemantics();
-      identity = kind == ReduceKind::Sum ? rewriter.getFloatAttr(ft, 0.0)
-                                         : rewriter.getFloatAttr(
-                                               ft, APFloat::getInf(sem, kind == ReduceKind::Max));
-    } else {
-      unsigned w = elem.getIntOrFloatBitWidth();
-      APInt v = kind == ReduceKind::Sum   ? APInt::getZero(w)
-                : kind == ReduceKind::Max ? APInt::getSignedMinValue(w)
-                                          : APInt::getSignedMaxValue(w);
-      identity = rewriter.getIntegerAttr(elem, v);
-    }
+    TypedAttr identity = reductionIdentity(rewriter, kind, elem);
     SmallVector<int64_t> shape(srcType.getShape());
     shape.erase(shape.begin() + op.getAxis());
     auto initType = RankedTensorType::get(shape, elem);
     Value init = arith::ConstantOp::create(rewriter, loc, identity);
     Value filled = linalg::FillOp::create(rewriter, loc, init, emptyLike(rewriter, loc, initType))
                        .getResult(0);
-    bool isFloat = isa<FloatType>(elem);
     auto reduce = linalg::ReduceOp::create(
         rewriter, loc, ValueRange{adaptor.getSrc()}, ValueRange{filled},
         ArrayRef<int64_t>{op.getAxis()}, [&](OpBuilder &b, Location l, ValueRange args) {
-          Value x = args[0], acc = args[1], r;
-          switch (kind) {
-          case ReduceKind::Sum:
-            r = isFloat ? Value(arith::AddFOp::create(b, l, acc, x))
-                        : Value(arith::AddIOp::create(b, l, acc, x));
-            break;
-          case ReduceKind::Max:
-            r = isFloat ? Value(arith::MaximumFOp::create(b, l, acc, x))
-                        : Value(arith::MaxSIOp::create(b, l, acc, x));
-            break;
-          case ReduceKind::Min:
-            r = isFloat ? Value(arith::MinimumFOp::create(b, l, acc, x))
-                        : Value(arith::MinSIOp::create(b, l, acc, x));
-            break;
-          }
+          Value r = combineReduction(b, l, kind, args[1], args[0]);
           linalg::YieldOp::create(b, l, ValueRange{r});
         });
     Value result = reduce.getResult(0);
