@@ -28,6 +28,8 @@ esac
 
 # The sanitizer build (build-asan/): one configuration serves both modes.
 scripts/setup.sh --deps-only
+# Paths relative to the checkout in ccache's hashes, as in scripts/build.sh.
+export CCACHE_BASEDIR="$PWD"
 LLVM_BIN=/usr/lib/llvm-22/bin
 if [ ! -f build-asan/build.ninja ]; then
   cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Release \
