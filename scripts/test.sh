@@ -8,7 +8,7 @@
 #                                    SECONDS (default $TILEC_FUZZ_SECONDS, else 45) from its
 #                                    seed corpus; a crash, hang, leak or OOM fails
 #
-# .ci/run runs all three. Sanitizer reports abort the process (abort_on_error), so
+# .ci/run runs the first mode only (see README "Testing"). Sanitizer reports abort the process (abort_on_error), so
 # lit's `not` and ctest count them as failures.
 set -euo pipefail
 cd "$(dirname "$0")/.."
