@@ -348,42 +348,34 @@ int main(int argc, char **argv) {
   std::printf("device: %s (sm_%d, %d SMs)\n", driver->deviceName().c_str(),
               driver->computeCapability(), driver->multiprocessors());
   std::map<std::string, Variant> variants;
-  for (const std::string &kernel : norms::normKernelNames())
-    for (const char *dtype : {"bf16", "f16", "f32"})
-      for (const char *variant : {"generic", "div16"}) {
-        std::string key = kernel + "." + dtype + "." + variant;
-        Variant v;
-        std::string err = readVariant(dir + "/" + key + ".ptx", v);
-        if (err.empty())
-          err = driver->loadKernel(v.ptx, v.kernel, v.function);
-        if (!err.empty()) {
-          std::fprintf(stderr, "norm-gpu: %s: %s\n", key.c_str(), err.c_str());
-          return 2;
-        }
-        variants[key] = std::move(v);
-      }
-  for (const std::string &kernel : norms::normKernelNames())
-    for (int n : {4096, 5120, 7168, 8192, 16384}) {
-      std::string key = kernel + ".bf16.n" + std::to_string(n);
-      Variant v;
-      std::string err = readVariant(dir + "/" + key + ".ptx", v);
-      if (err.empty())
-        err = driver->loadKernel(v.ptx, v.kernel, v.function);
-      if (!err.empty()) {
-        std::fprintf(stderr, "norm-gpu: %s: %s\n", key.c_str(), err.c_str());
-        return 2;
-      }
+  // Reads DIR/KEY.ptx and its .meta and loads the kernel into `variants`.
+  auto load = [&](const std::string &key) {
+    Variant v;
+    std::string err = readVariant(dir + "/" + key + ".ptx", v);
+    if (err.empty())
+      err = driver->loadKernel(v.ptx, v.kernel, v.function);
+    if (err.empty())
       variants[key] = std::move(v);
-      for (int w : {4, 8, 16}) {
-        Variant sweep;
-        std::string sweepKey = key + ".w" + std::to_string(w);
-        if (!readVariant(dir + "/" + sweepKey + ".ptx", sweep).empty())
-          continue;
-        if (!driver->loadKernel(sweep.ptx, sweep.kernel, sweep.function).empty())
-          continue;
-        variants[sweepKey] = std::move(sweep);
-      }
+    return err;
+  };
+  // Required builds; the timing builds (second) may come with a warps sweep.
+  std::vector<std::pair<std::string, bool>> required;
+  for (const std::string &kernel : norms::normKernelNames()) {
+    for (const char *dtype : {"bf16", "f16", "f32"})
+      for (const char *variant : {"generic", "div16"})
+        required.push_back({kernel + "." + dtype + "." + variant, false});
+    for (int n : {4096, 5120, 7168, 8192, 16384})
+      required.push_back({kernel + ".bf16.n" + std::to_string(n), true});
+  }
+  for (const auto &[key, timing] : required) {
+    if (std::string err = load(key); !err.empty()) {
+      std::fprintf(stderr, "norm-gpu: %s: %s\n", key.c_str(), err.c_str());
+      return 2;
     }
+    if (timing)
+      for (int w : {4, 8, 16})
+        load(key + ".w" + std::to_string(w));
+  }
   int failures = 0;
   if (mode != "--time-only")
     failures += runChecks(*driver, variants);
