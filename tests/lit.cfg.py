@@ -16,7 +16,7 @@ if not hasattr(config, "project_source_dir"):
 config.name = "tilec"
 config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".tile", ".mlir", ".test"]
-config.excludes = ["support", "Inputs"]  # C++ helpers, inputs of other tests
+config.excludes = ["support", "Inputs", "kernels"]  # C++ helpers, inputs of other tests
 if os.path.samefile(config.test_source_root, config.project_source_dir):
     # The root suite: only dialects/ (dialects/tile/test) and tests/ (the
     # nested suite) hold tests.

@@ -25,9 +25,10 @@ int64_t powerOfTwoFactor(int64_t v) {
   return std::min<int64_t>(int64_t(1) << llvm::countr_zero(uint64_t(v)), kMaxDivisibility);
 }
 
+/// Runs are measured along the last dimension (the one memory is contiguous in).
 int64_t numElements(Type t) {
   if (auto shaped = dyn_cast<ShapedType>(t))
-    return shaped.getNumElements();
+    return shaped.getRank() ? shaped.getShape().back() : 1;
   return 1;
 }
 
@@ -81,6 +82,22 @@ void AxisInfoAnalysis::visit(Operation *op) {
     return set({powerOfTwoFactor(int32_t(range.getStart())), n, 1});
   if (isa<SplatOp>(op))
     return set(uniform(result, get(op->getOperand(0)).divisibility));
+  if (isa<ConvertLayoutOp>(op))
+    return set(get(op->getOperand(0)));
+  if (auto expand = dyn_cast<ExpandDimsOp>(op)) {
+    AxisInfo a = get(expand.getSrc());
+    if (int32_t(expand.getAxis()) < expand.getSrc().getType().getRank())
+      return set(a);
+    // A new last dimension of size 1: every element is a run of its own,
+    // and elements of a contiguous source differ by one.
+    return set({a.contiguity > 1 ? 1 : a.divisibility, 1, 1});
+  }
+  if (auto broadcast = dyn_cast<BroadcastOp>(op)) {
+    AxisInfo a = get(broadcast.getSrc());
+    if (broadcast.getSrc().getType().getShape().back() == 1)
+      return set({a.divisibility, 1, n}); // the last dimension repeats one value
+    return set(a);
+  }
   if (isa<arith::ExtSIOp, arith::ExtUIOp, arith::TruncIOp, arith::IndexCastOp>(op))
     return set(get(op->getOperand(0)));
   if (isa<arith::AddIOp, arith::SubIOp, AddPtrOp>(op)) {

@@ -1,8 +1,7 @@
 //===- TileToGPU.cpp - distribute tiles over the threads of a workgroup ---===//
-#include "Reduction.h"
-#include "tile/Analysis/AxisInfo.h"
-#include "tile/Dialect/TileDialect.h"
-#include "tile/Target/GPUTarget.h"
+#include "GPULowering.h"
+
+#include "tile/Analysis/SharedMemory.h"
 #include "tile/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -20,65 +19,21 @@ using namespace mlir::tileir;
 
 namespace {
 
-constexpr StringLiteral kReduceScratch = "__tile_reduce_scratch";
-
-/// How a 1-D tile of `size` elements is spread over `threads` threads.
-struct Layout {
-  int64_t size, threads, perThread, run;
-  Layout(int64_t size, int64_t threads, int64_t vectorWidth)
-      : size(size), threads(threads), perThread(std::max<int64_t>(1, size / threads)),
-        run(std::min(vectorWidth, perThread)) {}
-  /// Constant part of the element index of register `r` (add tid * run).
-  int64_t offset(int64_t r) const { return (r / run) * threads * run + r % run; }
-  bool replicated() const { return size < threads; }
-};
-
-/// Everything the patterns share.
-struct Context {
-  const GPUTargetInfo &target;
-  const AxisInfoAnalysis &axis;
-  int64_t threads;
-  int64_t vectorWidth;
-  Layout layout(Type tileType) const {
-    return Layout(cast<ShapedType>(tileType).getNumElements(), threads, vectorWidth);
-  }
-};
-
 class GPUTypeConverter : public TypeConverter {
 public:
-  explicit GPUTypeConverter(const Context &ctx) {
+  GPUTypeConverter() {
     addConversion([](Type t) { return t; });
     addConversion([](PointerType t) -> Type { return IntegerType::get(t.getContext(), 64); });
-    addConversion([this, &ctx](RankedTensorType t) -> std::optional<Type> {
-      if (t.getRank() != 1)
+    addConversion([this](RankedTensorType t) -> std::optional<Type> {
+      auto layout = getLayout(t);
+      if (!layout)
         return std::nullopt;
-      Type elem = convertType(t.getElementType());
-      return VectorType::get({ctx.layout(t).perThread}, elem);
+      return VectorType::get({layout.getNumRegisters()}, convertType(t.getElementType()));
     });
   }
 };
 
-Value i32Const(OpBuilder &b, Location loc, int64_t v) {
-  return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v));
-}
-
 int64_t byteWidth(Type t) { return std::max<int64_t>(1, t.getIntOrFloatBitWidth() / 8); }
-
-SmallVector<Value> unpack(OpBuilder &b, Location loc, Value v) {
-  auto type = dyn_cast<VectorType>(v.getType());
-  if (!type)
-    return {v};
-  SmallVector<Value> out;
-  for (int64_t i = 0; i < type.getNumElements(); ++i)
-    out.push_back(vector::ExtractOp::create(b, loc, v, i));
-  return out;
-}
-
-Value pack(OpBuilder &b, Location loc, Type type, ArrayRef<Value> elems) {
-  if (!isa<VectorType>(type))
-    return elems.front();
-  return vector::FromElementsOp::create(b, loc, cast<VectorType>(type), elems);
-}
 
 /// Loads `count` elements of `elem` from global address `address`.
 SmallVector<Value> loadRun(OpBuilder &b, Location loc, const GPUTargetInfo &target, Type elem,
@@ -90,33 +45,13 @@ SmallVector<Value> loadRun(OpBuilder &b, Location loc, const GPUTargetInfo &targ
   Type word = b.getIntegerType(wordBytes * 8);
   Type loadType = bytes == wordBytes ? word : VectorType::get({bytes / wordBytes}, word);
   Value raw = LLVM::LoadOp::create(b, loc, loadType, ptr, /*alignment=*/bytes);
-  // bool and fp8 live in memory as i8 (LLVM has no fp8 type).
-  Type storage = elem.getIntOrFloatBitWidth() <= 8 ? b.getI8Type() : elem;
-  Type asElems = count == 1 ? storage : VectorType::get({count}, storage);
-  Value cast = raw.getType() == asElems ? raw : LLVM::BitcastOp::create(b, loc, asElems, raw);
-  SmallVector<Value> out = unpack(b, loc, cast);
-  if (storage != elem)
-    for (Value &v : out)
-      v = isa<FloatType>(elem) ? Value(arith::BitcastOp::create(b, loc, elem, v))
-                               : Value(arith::TruncIOp::create(b, loc, elem, v));
-  return out;
+  return fromMemory(b, loc, raw, elem, count);
 }
 
 void storeRun(OpBuilder &b, Location loc, const GPUTargetInfo &target, ArrayRef<Value> values,
               Value address) {
-  Type elem = values.front().getType();
-  int64_t count = values.size();
-  int64_t bytes = count * byteWidth(elem);
-  SmallVector<Value> stored(values);
-  Type storage = elem;
-  if (elem.getIntOrFloatBitWidth() <= 8 && !elem.isInteger(8)) {
-    storage = b.getI8Type();
-    for (Value &v : stored)
-      v = isa<FloatType>(elem) ? Value(arith::BitcastOp::create(b, loc, storage, v))
-                               : Value(arith::ExtUIOp::create(b, loc, storage, v));
-  }
-  Value packed = count == 1 ? stored.front()
-                            : pack(b, loc, VectorType::get({count}, storage), stored);
+  int64_t bytes = int64_t(values.size()) * byteWidth(values.front().getType());
+  Value packed = toMemory(b, loc, values);
   int64_t wordBytes = std::min<int64_t>(bytes, 4);
   Type word = b.getIntegerType(wordBytes * 8);
   Type storeType = bytes == wordBytes ? word : VectorType::get({bytes / wordBytes}, word);
@@ -127,18 +62,20 @@ void storeRun(OpBuilder &b, Location loc, const GPUTargetInfo &target, ArrayRef<
   LLVM::StoreOp::create(b, loc, packed, ptr, /*alignment=*/bytes);
 }
 
-/// Elements per vectorised access: bounded by the layout's runs, 16 bytes,
-/// and what AxisInfo proves about the pointers, the mask and `other`.
-int64_t accessWidth(const Context &ctx, Value ptr, Value mask, Value other, Type elem,
-                    const Layout &layout) {
+/// Elements per vectorised access: bounded by the layout's runs of
+/// consecutive registers within the last dimension, 16 bytes, and what
+/// AxisInfo proves about the pointers, the mask and `other`.
+int64_t accessWidth(const GPULowering &lowering, Value ptr, Value mask, Value other, Type elem,
+                    RankedTensorType type) {
   int64_t eb = byteWidth(elem);
-  AxisInfo p = ctx.axis.get(ptr);
-  int64_t width = std::min({layout.run, p.contiguity, std::max<int64_t>(1, p.divisibility / eb),
+  AxisInfo p = lowering.axis.get(ptr);
+  int64_t width = std::min({consecutiveRegisters(getLayout(type)), type.getShape().back(),
+                            p.contiguity, std::max<int64_t>(1, p.divisibility / eb),
                             std::max<int64_t>(1, 16 / eb)});
   if (mask)
-    width = std::min(width, ctx.axis.get(mask).constancy);
+    width = std::min(width, lowering.axis.get(mask).constancy);
   if (other)
-    width = std::min(width, ctx.axis.get(other).constancy);
+    width = std::min(width, lowering.axis.get(other).constancy);
   return int64_t(1) << llvm::Log2_64(std::max<int64_t>(1, width));
 }
 
@@ -165,17 +102,11 @@ Value guarded(OpBuilder &b, Location loc, Value mask, TypeRange types,
   return types.empty() ? Value() : ifOp.getResult(0);
 }
 
-template <typename Op> struct GPUPattern : OpConversionPattern<Op> {
-  GPUPattern(const TypeConverter &tc, MLIRContext *mctx, const Context &ctx)
-      : OpConversionPattern<Op>(tc, mctx), ctx(ctx) {}
-  const Context &ctx;
-};
-
 struct ProgramIdLowering : GPUPattern<ProgramIdOp> {
   using GPUPattern::GPUPattern;
   LogicalResult matchAndRewrite(ProgramIdOp op, OpAdaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOp(op, ctx.target.programId(rewriter, op.getLoc(), op.getAxis()));
+    rewriter.replaceOp(op, lowering.target.programId(rewriter, op.getLoc(), op.getAxis()));
     return success();
   }
 };
@@ -184,7 +115,7 @@ struct NumProgramsLowering : GPUPattern<NumProgramsOp> {
   using GPUPattern::GPUPattern;
   LogicalResult matchAndRewrite(NumProgramsOp op, OpAdaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOp(op, ctx.target.numPrograms(rewriter, op.getLoc(), op.getAxis()));
+    rewriter.replaceOp(op, lowering.target.numPrograms(rewriter, op.getLoc(), op.getAxis()));
     return success();
   }
 };
@@ -194,16 +125,14 @@ struct RangeLowering : GPUPattern<RangeOp> {
   LogicalResult matchAndRewrite(RangeOp op, OpAdaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Layout l = ctx.layout(op.getType());
-    Value tid = ctx.target.threadId(rewriter, loc);
-    Value base = arith::MulIOp::create(rewriter, loc, tid, i32Const(rewriter, loc, l.run));
+    auto layout = getLayout(op.getType());
+    Value base = threadIndex(rewriter, loc, lowering.target, layout);
+    base = arith::AddIOp::create(rewriter, loc, base,
+                                 i32Const(rewriter, loc, int32_t(op.getStart())));
     SmallVector<Value> elems;
-    for (int64_t r = 0; r < l.perThread; ++r) {
-      Value e = arith::AddIOp::create(rewriter, loc, base, i32Const(rewriter, loc, l.offset(r)));
-      e = arith::AndIOp::create(rewriter, loc, e, i32Const(rewriter, loc, l.size - 1));
+    for (int64_t r = 0; r < layout.getNumRegisters(); ++r)
       elems.push_back(
-          arith::AddIOp::create(rewriter, loc, e, i32Const(rewriter, loc, int32_t(op.getStart()))));
-    }
+          arith::AddIOp::create(rewriter, loc, base, i32Const(rewriter, loc, layout.registerIndex(r))));
     rewriter.replaceOp(op, pack(rewriter, loc, getTypeConverter()->convertType(op.getType()),
                                 elems));
     return success();
@@ -216,18 +145,6 @@ struct SplatLowering : GPUPattern<SplatOp> {
                                 ConversionPatternRewriter &rewriter) const override {
     auto type = cast<VectorType>(getTypeConverter()->convertType(op.getType()));
     rewriter.replaceOpWithNewOp<vector::BroadcastOp>(op, type, adaptor.getSrc());
-    return success();
-  }
-};
-
-struct BroadcastLowering : GPUPattern<BroadcastOp> {
-  using GPUPattern::GPUPattern;
-  LogicalResult matchAndRewrite(BroadcastOp op, OpAdaptor adaptor,
-                                ConversionPatternRewriter &rewriter) const override {
-    // 1-D only: [1] -> [S]; every register holds element 0.
-    auto type = cast<VectorType>(getTypeConverter()->convertType(op.getType()));
-    Value first = vector::ExtractOp::create(rewriter, op.getLoc(), adaptor.getSrc(), 0);
-    rewriter.replaceOpWithNewOp<vector::BroadcastOp>(op, type, first);
     return success();
   }
 };
@@ -268,15 +185,16 @@ struct LoadLowering : GPUPattern<LoadOp> {
     if (!isa<RankedTensorType>(op.getType())) {
       Value v = guarded(
           rewriter, loc, adaptor.getMask(), elem,
-          [&](OpBuilder &b) { return loadRun(b, loc, ctx.target, elem, 1, adaptor.getPtr()); },
+          [&](OpBuilder &b) { return loadRun(b, loc, lowering.target, elem, 1, adaptor.getPtr()); },
           [&](OpBuilder &b) {
             return SmallVector<Value>{adaptor.getOther() ? adaptor.getOther() : zero(b)};
           });
       rewriter.replaceOp(op, v);
       return success();
     }
-    Layout l = ctx.layout(op.getType());
-    int64_t width = accessWidth(ctx, op.getPtr(), op.getMask(), op.getOther(), elem, l);
+    auto tileType = cast<RankedTensorType>(op.getType());
+    int64_t registers = getLayout(tileType).getNumRegisters();
+    int64_t width = accessWidth(lowering, op.getPtr(), op.getMask(), op.getOther(), elem, tileType);
     SmallVector<Value> ptrs = unpack(rewriter, loc, adaptor.getPtr());
     SmallVector<Value> masks, others;
     if (adaptor.getMask())
@@ -285,12 +203,12 @@ struct LoadLowering : GPUPattern<LoadOp> {
       others = unpack(rewriter, loc, adaptor.getOther());
     SmallVector<Value> elems;
     Type runType = width == 1 ? elem : VectorType::get({width}, elem);
-    for (int64_t r = 0; r < l.perThread; r += width) {
+    for (int64_t r = 0; r < registers; r += width) {
       Value run = guarded(
           rewriter, loc, masks.empty() ? Value() : masks[r], runType,
           [&](OpBuilder &b) {
             return SmallVector<Value>{
-                pack(b, loc, runType, loadRun(b, loc, ctx.target, elem, width, ptrs[r]))};
+                pack(b, loc, runType, loadRun(b, loc, lowering.target, elem, width, ptrs[r]))};
           },
           [&](OpBuilder &b) {
             SmallVector<Value> o;
@@ -318,92 +236,18 @@ struct StoreLowering : GPUPattern<StoreOp> {
       masks = unpack(rewriter, loc, adaptor.getMask());
     int64_t width = 1;
     if (isa<RankedTensorType>(op.getValue().getType()))
-      width = accessWidth(ctx, op.getPtr(), op.getMask(), Value(), elem,
-                          ctx.layout(op.getValue().getType()));
+      width = accessWidth(lowering, op.getPtr(), op.getMask(), Value(), elem,
+                          cast<RankedTensorType>(op.getValue().getType()));
     for (size_t r = 0; r < ptrs.size(); r += width) {
       guarded(
           rewriter, loc, masks.empty() ? Value() : masks[r], TypeRange(),
           [&](OpBuilder &b) {
-            storeRun(b, loc, ctx.target, ArrayRef<Value>(values).slice(r, width), ptrs[r]);
+            storeRun(b, loc, lowering.target, ArrayRef<Value>(values).slice(r, width), ptrs[r]);
             return SmallVector<Value>();
           },
           [](OpBuilder &) { return SmallVector<Value>(); });
     }
     rewriter.eraseOp(op);
-    return success();
-  }
-};
-
-struct ReduceLowering : GPUPattern<ReduceOp> {
-  using GPUPattern::GPUPattern;
-
-  LogicalResult matchAndRewrite(ReduceOp op, OpAdaptor adaptor,
-                                ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    ReduceKind kind = op.getKind();
-    Type elem = op.getType();
-    Layout l = ctx.layout(op.getSrc().getType());
-    // Combine in 32 bits: narrower floats in f32, narrower ints in i32.
-    Type work = elem;
-    if (isa<FloatType>(elem) && elem.getIntOrFloatBitWidth() < 32)
-      work = rewriter.getF32Type();
-    else if (isa<IntegerType>(elem) && elem.getIntOrFloatBitWidth() < 32)
-      work = rewriter.getI32Type();
-    if (work.getIntOrFloatBitWidth() != 32)
-      return rewriter.notifyMatchFailure(op, "64-bit reductions");
-    auto widen = [&](Value v) -> Value {
-      if (work == elem)
-        return v;
-      if (isa<FloatType>(elem))
-        return arith::ExtFOp::create(rewriter, loc, work, v);
-      return arith::ExtSIOp::create(rewriter, loc, work, v);
-    };
-    SmallVector<Value> regs = unpack(rewriter, loc, adaptor.getSrc());
-    Value acc = widen(regs.front());
-    for (size_t i = 1; i < regs.size(); ++i)
-      acc = combineReduction(rewriter, loc, kind, acc, widen(regs[i]));
-    Value tid = ctx.target.threadId(rewriter, loc);
-    if (l.replicated()) {
-      Value owns = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, tid,
-                                         i32Const(rewriter, loc, l.size));
-      acc = arith::SelectOp::create(rewriter, loc, owns, acc, arith::ConstantOp::create(rewriter, loc, reductionIdentity(rewriter, kind, work)));
-    }
-    int64_t warp = ctx.target.warpSize();
-    for (int64_t m = warp / 2; m >= 1; m /= 2)
-      acc = combineReduction(rewriter, loc, kind, acc, ctx.target.shuffleXor(rewriter, loc, acc, m));
-    int64_t warps = ctx.threads / warp;
-    if (warps > 1) {
-      auto module = op->getParentOfType<ModuleOp>();
-      auto global = module.lookupSymbol<LLVM::GlobalOp>(kReduceScratch);
-      Type sharedPtr =
-          LLVM::LLVMPointerType::get(rewriter.getContext(), ctx.target.sharedAddressSpace());
-      Value base = LLVM::AddressOfOp::create(rewriter, loc, sharedPtr, global.getSymName());
-      Value warpId = arith::DivUIOp::create(rewriter, loc, tid, i32Const(rewriter, loc, warp));
-      Value lane = arith::RemUIOp::create(rewriter, loc, tid, i32Const(rewriter, loc, warp));
-      Value isLeader = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, lane,
-                                             i32Const(rewriter, loc, 0));
-      auto slot = [&](OpBuilder &b, Value index) {
-        return LLVM::GEPOp::create(b, loc, sharedPtr, work, base, ValueRange{index});
-      };
-      guarded(
-          rewriter, loc, isLeader, TypeRange(),
-          [&](OpBuilder &b) {
-            LLVM::StoreOp::create(b, loc, acc, slot(b, warpId));
-            return SmallVector<Value>();
-          },
-          [](OpBuilder &) { return SmallVector<Value>(); });
-      ctx.target.barrier(rewriter, loc);
-      acc = LLVM::LoadOp::create(rewriter, loc, work, slot(rewriter, i32Const(rewriter, loc, 0)));
-      for (int64_t w = 1; w < warps; ++w)
-        acc = combineReduction(rewriter, loc, kind, acc,
-                      LLVM::LoadOp::create(rewriter, loc, work,
-                                           slot(rewriter, i32Const(rewriter, loc, w))));
-      ctx.target.barrier(rewriter, loc);
-    }
-    if (work != elem)
-      acc = isa<FloatType>(elem) ? Value(arith::TruncFOp::create(rewriter, loc, elem, acc))
-                                 : Value(arith::TruncIOp::create(rewriter, loc, elem, acc));
-    rewriter.replaceOp(op, acc);
     return success();
   }
 };
@@ -437,70 +281,57 @@ struct ElementwiseLowering : ConversionPattern {
 struct ConvertTileToGPU : mlir::tileir::impl::ConvertTileToGPUBase<ConvertTileToGPU> {
   using ConvertTileToGPUBase::ConvertTileToGPUBase;
 
+  void getDependentDialects(DialectRegistry &registry) const override {
+    ConvertTileToGPUBase::getDependentDialects(registry);
+    registerGPUTargetDialects(registry);
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    MLIRContext *mctx = &getContext();
     std::string error;
     auto target = createGPUTargetInfo(this->target, error);
     if (!target) {
       module.emitError(error);
       return signalPassFailure();
     }
-    int64_t threads = int64_t(numWarps) * target->warpSize();
     for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>())) {
       if (!func->hasAttr("tile.kernel"))
         continue;
-      if (failed(convertKernel(func, *target, threads)))
+      if (failed(convertKernel(func, *target)))
         return signalPassFailure();
     }
   }
 
-  LogicalResult convertKernel(func::FuncOp func, const GPUTargetInfo &target, int64_t threads) {
+  LogicalResult convertKernel(func::FuncOp func, const GPUTargetInfo &target) {
     MLIRContext *mctx = &getContext();
-    // One layout per kernel: runs of 16 bytes of the narrowest element loaded.
-    int64_t narrowest = 16;
-    bool unsupported = false, reduces = false;
-    func.walk([&](Operation *op) {
-      for (Type t : llvm::concat<const Type>(op->getOperandTypes(), op->getResultTypes())) {
-        auto tensor = dyn_cast<RankedTensorType>(t);
-        if (tensor && tensor.getRank() != 1 && !unsupported) {
-          op->emitError() << "the GPU targets support 1-D tiles in this version, got " << t;
-          unsupported = true;
-        }
-      }
-      if (auto load = dyn_cast<LoadOp>(op))
-        narrowest = std::min(narrowest, byteWidth(getElementTypeOrSelf(load.getType())));
-      if (auto store = dyn_cast<StoreOp>(op))
-        narrowest =
-            std::min(narrowest, byteWidth(getElementTypeOrSelf(store.getValue().getType())));
-      if (auto reduce = dyn_cast<ReduceOp>(op)) {
-        reduces = true;
-        if (getElementTypeOrSelf(reduce.getType()).getIntOrFloatBitWidth() > 32) {
-          op->emitError() << "the GPU targets reduce 32-bit or narrower elements in this "
-                             "version, got "
-                          << reduce.getType();
-          unsupported = true;
-        }
+    if (!func->hasAttr("tile.threads"))
+      return func.emitError("internal error: the kernel has no layouts (run tile-assign-layouts "
+                            "and tile-allocate-shared first)");
+    bool unsupported = false;
+    func.walk([&](ReduceOp reduce) {
+      if (getElementTypeOrSelf(reduce.getType()).getIntOrFloatBitWidth() > 32) {
+        reduce->emitError() << "the GPU targets reduce 32-bit or narrower elements in this "
+                               "version, got "
+                            << reduce.getType();
+        unsupported = true;
       }
     });
     if (unsupported)
       return failure();
     AxisInfoAnalysis axis(func);
-    Context ctx{target, axis, threads, 16 / narrowest};
+    GPULowering lowering{target, axis};
 
-    ModuleOp module = func->getParentOfType<ModuleOp>();
-    int64_t sharedBytes = 0;
-    if (reduces && threads > target.warpSize() && !module.lookupSymbol(kReduceScratch)) {
+    auto bytes = func->getAttrOfType<IntegerAttr>(kSharedBytesAttr);
+    if (bytes && bytes.getInt() > 0) {
+      ModuleOp module = func->getParentOfType<ModuleOp>();
       OpBuilder b(module.getBodyRegion());
-      int64_t warps = threads / target.warpSize();
-      auto arrayType = LLVM::LLVMArrayType::get(b.getI32Type(), warps);
+      auto arrayType = LLVM::LLVMArrayType::get(b.getI8Type(), bytes.getInt());
       LLVM::GlobalOp::create(b, module.getLoc(), arrayType, /*isConstant=*/false,
-                             LLVM::Linkage::Internal, kReduceScratch, Attribute(),
+                             LLVM::Linkage::Internal, kSharedArray, Attribute(),
                              /*alignment=*/16, target.sharedAddressSpace());
-      sharedBytes = warps * 4;
     }
 
-    GPUTypeConverter converter(ctx);
+    GPUTypeConverter converter;
     ConversionTarget conv(*mctx);
     conv.addIllegalDialect<TileDialect>();
     conv.addLegalDialect<LLVM::LLVMDialect, vector::VectorDialect, scf::SCFDialect>();
@@ -516,15 +347,15 @@ struct ConvertTileToGPU : mlir::tileir::impl::ConvertTileToGPUBase<ConvertTileTo
 
     RewritePatternSet patterns(mctx);
     patterns.add<ProgramIdLowering, NumProgramsLowering, RangeLowering, SplatLowering,
-                 BroadcastLowering, AddPtrLowering, LoadLowering, StoreLowering,
-                 ReduceLowering>(converter, mctx, ctx);
+                 AddPtrLowering, LoadLowering, StoreLowering>(converter, mctx, lowering);
+    populateLayoutPatterns(converter, patterns, lowering);
     patterns.add<ElementwiseLowering>(converter, mctx);
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns, converter);
     scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns, conv);
     if (failed(applyPartialConversion(func, conv, std::move(patterns))))
       return failure();
-    func->setAttr("tile.shared_bytes", IntegerAttr::get(IntegerType::get(mctx, 64), sharedBytes));
-    func->setAttr("tile.threads", IntegerAttr::get(IntegerType::get(mctx, 64), threads));
+    if (!bytes)
+      func->setAttr(kSharedBytesAttr, IntegerAttr::get(IntegerType::get(mctx, 64), 0));
     return success();
   }
 };

@@ -4,6 +4,13 @@
 #include "amdgpu/AMDGPUTarget.h"
 #include "nvptx/NVPTXTarget.h"
 
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
+
+void mlir::tileir::registerGPUTargetDialects(DialectRegistry &registry) {
+  registry.insert<NVVM::NVVMDialect, ROCDL::ROCDLDialect>();
+}
+
 std::unique_ptr<mlir::tileir::GPUTargetInfo>
 mlir::tileir::createGPUTargetInfo(StringRef name, std::string &error) {
   if (auto chip = lookupNVPTXChip(name))

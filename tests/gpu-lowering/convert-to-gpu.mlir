@@ -1,10 +1,8 @@
-// tile-convert-to-gpu run alone through tile-opt, on kernels that need no
-// NVVM op (no arange, program ids or reductions): tile-opt does not load the
-// NVVM dialect, and the pass crashes on kernels that do (see the GPU tests
-// through `tilec emit --stage=lowered` for those).
+// The three GPU passes through tile-opt on small kernels: scalars, splats,
+// masked vector accesses.
 //
-// RUN: %tile-opt %s -split-input-file -tile-convert-to-gpu | FileCheck %s
-// RUN: %tile-opt %s -split-input-file '-tile-convert-to-gpu=target=sm_80 num-warps=8' \
+// RUN: %tile-opt %s -split-input-file -tile-assign-layouts -tile-allocate-shared -tile-convert-to-gpu | FileCheck %s
+// RUN: %tile-opt %s -split-input-file "-tile-assign-layouts=target=sm_80 num-warps=8" -tile-allocate-shared -tile-convert-to-gpu=target=sm_80 \
 // RUN:   | FileCheck %s --check-prefix=EIGHT
 
 // Scalars: pointers are i64 addresses (offsets scaled by the element size),

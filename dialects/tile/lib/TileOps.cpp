@@ -122,7 +122,21 @@ LogicalResult ReduceOp::verify() {
   SmallVector<int64_t> shape(srcType.getShape());
   shape.erase(shape.begin() + axis);
   Type expected = shape.empty() ? elem : RankedTensorType::get(shape, elem);
-  if (getType() != expected)
+  auto result = dyn_cast<RankedTensorType>(getType());
+  if ((result ? RankedTensorType::get(result.getShape(), result.getElementType()) : getType()) !=
+      expected)
     return emitOpError() << "result type " << getType() << " should be " << expected;
   return success();
+}
+
+OpFoldResult ConvertLayoutOp::fold(FoldAdaptor adaptor) {
+  if (getSrc().getType() == getType())
+    return getSrc();
+  if (auto splat = dyn_cast_if_present<SplatElementsAttr>(adaptor.getSrc()))
+    return splat.resizeSplat(cast<ShapedType>(getType()));
+  if (auto inner = getSrc().getDefiningOp<ConvertLayoutOp>()) {
+    getSrcMutable().assign(inner.getSrc());
+    return getResult();
+  }
+  return {};
 }

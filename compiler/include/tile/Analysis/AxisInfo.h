@@ -1,11 +1,11 @@
 //===- AxisInfo.h - contiguity, divisibility and constancy ------*- C++ -*-===//
 //
 // What the GPU lowering needs to vectorise memory access (after Triton's
-// AxisInfo): for each integer or pointer value of a kernel (scalar or 1-D
-// tile), the largest power of two that divides every value at the start of
-// a run (`divisibility`; bytes for pointers, units for integers), the length
-// of runs of consecutive values (`contiguity`) and of equal values
-// (`constancy`).
+// AxisInfo): for each integer or pointer value of a kernel (scalar or tile),
+// along the tile's last dimension: the largest power of two that divides
+// every value at the start of a run (`divisibility`; bytes for pointers,
+// units for integers), the length of runs of consecutive values
+// (`contiguity`) and of equal values (`constancy`).
 //
 //===----------------------------------------------------------------------===//
 #ifndef TILE_ANALYSIS_AXISINFO_H

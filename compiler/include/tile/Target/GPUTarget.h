@@ -9,6 +9,7 @@
 #define TILE_TARGET_GPUTARGET_H
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectRegistry.h"
 
 #include <memory>
 #include <string>
@@ -40,6 +41,10 @@ public:
   /// Marks `func` (an llvm.func) as a kernel launched with `threads` threads.
   virtual void markKernel(Operation *func, unsigned threads) const = 0;
 };
+
+/// Registers the dialects whose ops the target infos build (NVVM, ROCDL):
+/// passes that use GPUTargetInfo add them to their dependent dialects.
+void registerGPUTargetDialects(DialectRegistry &registry);
 
 /// The target info for `name`, or null with `error` set for an unknown one.
 std::unique_ptr<GPUTargetInfo> createGPUTargetInfo(StringRef name, std::string &error);

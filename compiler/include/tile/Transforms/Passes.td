@@ -22,24 +22,59 @@ def ConvertTileToHost : Pass<"tile-convert-to-host", "ModuleOp"> {
   ];
 }
 
-def ConvertTileToGPU : Pass<"tile-convert-to-gpu", "ModuleOp"> {
-  let summary = "Distribute tiles over the threads of a GPU workgroup";
+def AssignLayouts : Pass<"tile-assign-layouts", "ModuleOp"> {
+  let summary = "Give every tile of a GPU kernel a #tile.dist layout";
   let description = [{
-    Gives every 1-D tile of S elements a blocked layout over the workgroup's
-    T = warp size (32 NVIDIA, 64 AMD) * num-warps threads (each thread holds
-    R = max(1, S / T) elements in runs of up to `vector-width`, element (t, r)
-    = ((r / v) * T * v + t * v + r % v) mod S) and rewrites the kernel into
-    per-thread vector code:
-    loads and stores are vectorised up to 16 bytes where AxisInfo proves
-    contiguity, alignment and mask constancy; reductions combine registers,
-    then lanes by butterfly shuffles, then warps through shared memory.
-    Pointers become i64 addresses. The target's thread/program ids, shuffles
-    and barriers come from GPUTargetInfo. Records the shared memory it uses
-    as the `tile.shared_bytes` attribute of the kernel.
+    Sets the encoding of every tile value in `tile.kernel` functions to a
+    `#tile.dist` layout (TileAttrs.td) for `num-warps` warps of the target's
+    warp size. Tiles start blocked: runs of 16 bytes of the kernel's
+    narrowest accessed element per thread, the last dimension fastest, then
+    lanes, then warps. Loads take their pointers' layout, reductions keep
+    their source's threads (the reduced dimension dropped), broadcasts ask
+    for their source in the layout that makes them register copies. Where a
+    value's layout differs from what its user needs, ranges, splats,
+    constants and integer arithmetic on them are recomputed in the needed
+    layout; other values go through `tile.convert_layout`. Refuses tiles
+    needing more than 1024 registers per thread. Records the thread count
+    as `tile.threads` on the kernel.
   }];
   let options = [
     Option<"target", "target", "std::string", "\"sm_90a\"", "GPU target name">,
     Option<"numWarps", "num-warps", "unsigned", "4", "warps per program">,
+  ];
+  let dependentDialects = ["::mlir::tileir::TileDialect"];
+}
+
+def AllocateShared : Pass<"tile-allocate-shared", "ModuleOp"> {
+  let summary = "Place the shared-memory / LDS buffers of laid-out GPU kernels";
+  let description = [{
+    Gives every op that exchanges data through shared memory (layout
+    conversions between threads, reductions across warps) a byte offset
+    (`tile.shared_offset`) in one per-kernel buffer. Buffers live over the
+    ops that use them; buffers whose lifetimes do not overlap share bytes
+    (largest first, lowest free 16-byte-aligned offset). The kernel's total
+    becomes its `tile.shared_bytes`: the number the budget check and the
+    launch use.
+  }];
+}
+
+def ConvertTileToGPU : Pass<"tile-convert-to-gpu", "ModuleOp"> {
+  let summary = "Distribute laid-out tiles over the threads of a GPU workgroup";
+  let description = [{
+    Rewrites kernels whose tiles carry `#tile.dist` layouts (run
+    tile-assign-layouts and tile-allocate-shared first) into per-thread
+    vector code: a tile becomes the vector of the registers its layout gives
+    a thread. Loads and stores are vectorised up to 16 bytes where the
+    layout keeps elements consecutive in registers and AxisInfo proves
+    contiguity, alignment and mask constancy; reductions combine registers,
+    then lanes by butterfly shuffles, then warps through shared memory;
+    broadcasts and expand_dims move registers; layout conversions move
+    registers or go through shared memory at the offsets the allocation
+    gave. Pointers become i64 addresses. The target's thread/program ids,
+    shuffles and barriers come from GPUTargetInfo.
+  }];
+  let options = [
+    Option<"target", "target", "std::string", "\"sm_90a\"", "GPU target name">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::LLVM::LLVMDialect",
@@ -67,13 +102,22 @@ def ExpandMath : Pass<"tile-expand-math", "ModuleOp"> {
   let summary = "Expand transcendental math into arithmetic, the same on every target";
   let description = [{
     Rewrites erf, erfc, tanh, exp, exp2, log and log2 into polynomial
-    approximations built from arith ops (MLIR's math approximations), so the
-    host, NVPTX and AMDGPU builds of a kernel compute the same values and no
-    target needs a device math library. sqrt and rsqrt stay: every target
-    has a correctly rounded square root. The approximations apply to f32
-    scalars and vectors, so targets run it after tiles became per-thread
-    values (GPU) or scalar loops (host).
+    approximations built from arith ops, so the host, NVPTX and AMDGPU
+    builds of a kernel compute the same values and no target needs a device
+    math library: MLIR's math approximations, except erfc, which has a
+    cheaper expansion of its own (ExpandMath.cpp: a polynomial for
+    |x| < 0.75, t * 2^(G(t) - x^2 log2 e) with t = 1 / (1 + |x|/2) beyond).
+    With `native-exp2` the power of two inside erfc's expansion stays a
+    math.exp2 for the target's instruction (NVPTX: ex2.approx, 2 ulp), the
+    one place where targets may then differ. sqrt and rsqrt stay: every
+    target has a correctly rounded square root. The approximations apply to
+    f32 scalars and vectors, so targets run it after tiles became
+    per-thread values (GPU) or scalar loops (host).
   }];
+  let options = [
+    Option<"nativeExp2", "native-exp2", "bool", "false",
+           "leave erfc's power of two to the target's exp2 instruction">,
+  ];
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
                            "::mlir::vector::VectorDialect"];
 }

@@ -19,6 +19,7 @@ def Tile_Dialect : Dialect {
     reductions.
   }];
   let useDefaultTypePrinterParser = 1;
+  let useDefaultAttributePrinterParser = 1;
   let hasConstantMaterializer = 1;
 }
 

@@ -6,12 +6,16 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Dialect.h"
 #include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/TensorEncoding.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "tile/Dialect/TileDialect.h.inc"
 #include "tile/Dialect/TileEnums.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "tile/Dialect/TileAttrs.h.inc"
 
 #define GET_TYPEDEF_CLASSES
 #include "tile/Dialect/TileTypes.h.inc"

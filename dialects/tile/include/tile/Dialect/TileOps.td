@@ -3,6 +3,7 @@
 #define TILE_OPS_TD
 
 include "tile/Dialect/TileBase.td"
+include "tile/Dialect/TileAttrs.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 
@@ -104,6 +105,21 @@ def Tile_ReduceOp : Tile_Op<"reduce", [Pure, SameOperandsAndResultElementType]> 
   let results = (outs AnyType:$result);
   let assemblyFormat = "$kind $src `,` $axis attr-dict `:` type($src) `->` type($result)";
   let hasVerifier = 1;
+}
+
+def Tile_ConvertLayoutOp : Tile_Op<"convert_layout", [Pure, SameOperandsAndResultShape,
+    SameOperandsAndResultElementType]> {
+  let summary = "redistribute a tile's elements over the threads (a new layout encoding)";
+  let description = [{
+    Produced by layout assignment where a value's layout is not the one its
+    user needs. The GPU lowering moves registers within a thread when only
+    the register bits differ and otherwise exchanges the elements through
+    shared memory (the allocation pass gives it a `tile.smem_offset`).
+  }];
+  let arguments = (ins AnyStaticShapeTensor:$src);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasFolder = 1;
 }
 
 #endif // TILE_OPS_TD

@@ -1,0 +1,37 @@
+//===- SharedMemory.cpp - shared memory / LDS scratch of tile ops ---------===//
+#include "tile/Analysis/SharedMemory.h"
+
+#include "tile/Dialect/TileLayout.h"
+
+using namespace mlir;
+using namespace mlir::tileir;
+
+int64_t mlir::tileir::sharedElementBytes(Type type) {
+  Type elem = getElementTypeOrSelf(type);
+  if (isa<PointerType>(elem))
+    return 8;
+  return std::max<int64_t>(1, elem.getIntOrFloatBitWidth() / 8);
+}
+
+int64_t mlir::tileir::sharedScratchBytes(Operation *op) {
+  if (auto convert = dyn_cast<ConvertLayoutOp>(op)) {
+    auto from = getLayout(convert.getSrc().getType()), to = getLayout(convert.getType());
+    if (from.getLane() == to.getLane() && from.getWarp() == to.getWarp())
+      return 0; // registers move within each thread
+    auto type = cast<RankedTensorType>(convert.getType());
+    return type.getNumElements() * sharedElementBytes(type);
+  }
+  if (auto reduce = dyn_cast<ReduceOp>(op)) {
+    auto type = reduce.getSrc().getType();
+    auto [first, count] = dimensionBits(type.getShape(), int32_t(reduce.getAxis()));
+    int64_t warps = 1;
+    for (int64_t bit : getLayout(type).getWarp())
+      if (bit >= first && bit < first + count)
+        warps *= 2;
+    if (warps == 1)
+      return 0; // shuffles suffice
+    // One 32-bit partial per result element and warp.
+    return type.getNumElements() / type.getDimSize(int32_t(reduce.getAxis())) * warps * 4;
+  }
+  return 0;
+}

@@ -1,0 +1,219 @@
+//===- TileToGPULayout.cpp - ops that move tile elements between threads --===//
+//
+// broadcast, expand_dims, convert_layout and reduce on #tile.dist tiles.
+// Layouts are bit maps (TileAttrs.td), so which register, lane or warp holds
+// an element is known at compile time: these lowerings pick registers
+// statically and use shuffles or shared memory only for the bits that
+// cross threads.
+//
+//===----------------------------------------------------------------------===//
+#include "GPULowering.h"
+#include "Reduction.h"
+
+#include "tile/Analysis/SharedMemory.h"
+
+using namespace mlir;
+using namespace mlir::tileir;
+
+namespace {
+
+/// Which register bits of `layout` number index bits outside [first, first + count).
+SmallVector<bool> registersOutside(DistributedLayoutAttr layout, int64_t first, int64_t count) {
+  SmallVector<bool> keep;
+  for (int64_t bit : layout.getReg())
+    keep.push_back(bit < first || bit >= first + count);
+  return keep;
+}
+
+struct BroadcastLowering : GPUPattern<BroadcastOp> {
+  using GPUPattern::GPUPattern;
+  LogicalResult matchAndRewrite(BroadcastOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto srcType = op.getSrc().getType();
+    auto dstType = cast<RankedTensorType>(op.getType());
+    auto src = getLayout(srcType), dst = getLayout(dstType);
+    SmallVector<int64_t> dims;
+    SmallVector<bool> keep(dst.getReg().size(), true);
+    for (auto [d, s, r] : llvm::enumerate(srcType.getShape(), dstType.getShape())) {
+      if (s == r)
+        continue;
+      dims.push_back(d);
+      auto [first, count] = dimensionBits(dstType.getShape(), d);
+      for (auto [i, k] : llvm::enumerate(registersOutside(dst, first, count)))
+        keep[i] = keep[i] && k;
+    }
+    // The register layout of the source this broadcast copies from.
+    auto need = dropDimensions(dst, dstType.getShape(), dims);
+    if (need.getLane() != src.getLane() || need.getWarp() != src.getWarp())
+      return rewriter.notifyMatchFailure(op, "source layout is not the broadcast's slice");
+    SmallVector<Value> regs = unpack(rewriter, op.getLoc(), adaptor.getSrc());
+    SmallVector<Value> out;
+    for (int64_t r = 0; r < dst.getNumRegisters(); ++r)
+      out.push_back(regs[src.registerOf(need.registerIndex(compressBits(r, keep)))]);
+    rewriter.replaceOp(op, pack(rewriter, op.getLoc(),
+                                getTypeConverter()->convertType(dstType), out));
+    return success();
+  }
+};
+
+struct ExpandDimsLowering : GPUPattern<ExpandDimsOp> {
+  using GPUPattern::GPUPattern;
+  LogicalResult matchAndRewrite(ExpandDimsOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    // A size-1 dimension adds no index bits: the same elements in the same registers.
+    if (getLayout(op.getSrc().getType()) != getLayout(op.getType()))
+      return rewriter.notifyMatchFailure(op, "expand_dims changes the layout");
+    rewriter.replaceOp(op, adaptor.getSrc());
+    return success();
+  }
+};
+
+struct ConvertLayoutLowering : GPUPattern<ConvertLayoutOp> {
+  using GPUPattern::GPUPattern;
+  LogicalResult matchAndRewrite(ConvertLayoutOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto src = getLayout(op.getSrc().getType()), dst = getLayout(op.getType());
+    Type resultType = getTypeConverter()->convertType(op.getType());
+    SmallVector<Value> regs = unpack(rewriter, loc, adaptor.getSrc());
+    SmallVector<Value> out;
+    if (!op->hasAttr(kSharedOffsetAttr)) {
+      if (sharedScratchBytes(op))
+        return rewriter.notifyMatchFailure(op, "no shared memory allocated");
+      for (int64_t r = 0; r < dst.getNumRegisters(); ++r)
+        out.push_back(regs[src.registerOf(dst.registerIndex(r))]);
+      rewriter.replaceOp(op, pack(rewriter, loc, resultType, out));
+      return success();
+    }
+    // Through shared memory: every thread writes what it holds at the
+    // elements' linear indices, then reads what the new layout gives it.
+    const GPUTargetInfo &target = lowering.target;
+    Type elem = regs.front().getType();
+    int64_t bytes = sharedElementBytes(op.getType());
+    auto access = [&](DistributedLayoutAttr layout, auto &&body) {
+      Value base = threadIndex(rewriter, loc, target, layout);
+      int64_t width = std::min(consecutiveRegisters(layout), std::max<int64_t>(1, 16 / bytes));
+      for (int64_t r = 0; r < layout.getNumRegisters(); r += width) {
+        Value index = arith::OrIOp::create(rewriter, loc, base,
+                                           i32Const(rewriter, loc, layout.registerIndex(r)));
+        Value offset = arith::MulIOp::create(rewriter, loc, index, i32Const(rewriter, loc, bytes));
+        body(r, width, sharedAddress(rewriter, loc, target, op, offset));
+      }
+    };
+    access(src, [&](int64_t r, int64_t width, Value ptr) {
+      LLVM::StoreOp::create(rewriter, loc,
+                            toMemory(rewriter, loc, ArrayRef<Value>(regs).slice(r, width)), ptr,
+                            width * bytes);
+    });
+    target.barrier(rewriter, loc);
+    access(dst, [&](int64_t, int64_t width, Value ptr) {
+      Value raw = LLVM::LoadOp::create(rewriter, loc, memoryType(elem, width), ptr, width * bytes);
+      llvm::append_range(out, fromMemory(rewriter, loc, raw, elem, width));
+    });
+    target.barrier(rewriter, loc);
+    rewriter.replaceOp(op, pack(rewriter, loc, resultType, out));
+    return success();
+  }
+};
+
+struct ReduceLowering : GPUPattern<ReduceOp> {
+  using GPUPattern::GPUPattern;
+
+  LogicalResult matchAndRewrite(ReduceOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    ReduceKind kind = op.getKind();
+    auto srcType = op.getSrc().getType();
+    auto layout = getLayout(srcType);
+    auto [first, count] = dimensionBits(srcType.getShape(), int32_t(op.getAxis()));
+    auto inAxis = [&](int64_t bit) { return bit >= first && bit < first + count; };
+    Type elem = srcType.getElementType();
+    // Combine in 32 bits: narrower floats in f32, narrower ints in i32.
+    Type work = elem;
+    if (isa<FloatType>(elem) && elem.getIntOrFloatBitWidth() < 32)
+      work = rewriter.getF32Type();
+    else if (isa<IntegerType>(elem) && elem.getIntOrFloatBitWidth() < 32)
+      work = rewriter.getI32Type();
+    if (work.getIntOrFloatBitWidth() != 32)
+      return rewriter.notifyMatchFailure(op, "64-bit reductions");
+    auto widen = [&](Value v) -> Value {
+      if (work == elem)
+        return v;
+      if (isa<FloatType>(elem))
+        return arith::ExtFOp::create(rewriter, loc, work, v);
+      return arith::ExtSIOp::create(rewriter, loc, work, v);
+    };
+
+    // Registers: those differing only in reduced bits fold into one.
+    SmallVector<bool> keep = registersOutside(layout, first, count);
+    auto out = dropDimensions(layout, srcType.getShape(), {int64_t(int32_t(op.getAxis()))});
+    SmallVector<Value> acc(out.getNumRegisters());
+    for (auto [r, v] : llvm::enumerate(unpack(rewriter, loc, adaptor.getSrc()))) {
+      Value &slot = acc[compressBits(int64_t(r), keep)];
+      slot = slot ? combineReduction(rewriter, loc, kind, slot, widen(v)) : widen(v);
+    }
+    // Lanes: butterfly over the lane bits that number reduced elements.
+    const GPUTargetInfo &target = lowering.target;
+    for (int64_t j = int64_t(layout.getLane().size()) - 1; j >= 0; --j)
+      if (inAxis(layout.getLane()[j]))
+        for (Value &a : acc)
+          a = combineReduction(rewriter, loc, kind, a,
+                               target.shuffleXor(rewriter, loc, a, int(int64_t(1) << j)));
+    // Warps: through shared memory, one slot per result element and warp.
+    SmallVector<int64_t> warpBits;
+    for (auto [k, bit] : llvm::enumerate(layout.getWarp()))
+      if (inAxis(bit))
+        warpBits.push_back(int64_t(k));
+    if (!warpBits.empty()) {
+      if (!op->hasAttr(kSharedOffsetAttr))
+        return rewriter.notifyMatchFailure(op, "no shared memory allocated");
+      int64_t warps = int64_t(1) << warpBits.size();
+      int64_t laneBits = layout.getLane().size();
+      Value tid = target.threadId(rewriter, loc);
+      Value warpSlot = i32Const(rewriter, loc, 0);
+      for (auto [i, k] : llvm::enumerate(warpBits)) {
+        Value bit = arith::ShRUIOp::create(rewriter, loc, tid, i32Const(rewriter, loc, laneBits + k));
+        bit = arith::AndIOp::create(rewriter, loc, bit, i32Const(rewriter, loc, 1));
+        bit = arith::ShLIOp::create(rewriter, loc, bit, i32Const(rewriter, loc, int64_t(i)));
+        warpSlot = arith::OrIOp::create(rewriter, loc, warpSlot, bit);
+      }
+      Value base = threadIndex(rewriter, loc, target, out);
+      auto slotAddress = [&](int64_t r, Value warp) {
+        Value index = arith::OrIOp::create(rewriter, loc, base,
+                                           i32Const(rewriter, loc, out.registerIndex(r)));
+        index = arith::MulIOp::create(rewriter, loc, index, i32Const(rewriter, loc, warps));
+        index = arith::AddIOp::create(rewriter, loc, index, warp);
+        index = arith::MulIOp::create(rewriter, loc, index, i32Const(rewriter, loc, 4));
+        return sharedAddress(rewriter, loc, target, op, index);
+      };
+      for (auto [r, a] : llvm::enumerate(acc))
+        LLVM::StoreOp::create(rewriter, loc, a, slotAddress(int64_t(r), warpSlot));
+      target.barrier(rewriter, loc);
+      for (auto [r, a] : llvm::enumerate(acc)) {
+        a = LLVM::LoadOp::create(rewriter, loc, work,
+                                 slotAddress(int64_t(r), i32Const(rewriter, loc, 0)));
+        for (int64_t w = 1; w < warps; ++w)
+          a = combineReduction(rewriter, loc, kind, a,
+                               LLVM::LoadOp::create(rewriter, loc, work,
+                                                    slotAddress(int64_t(r),
+                                                                i32Const(rewriter, loc, w))));
+      }
+      target.barrier(rewriter, loc);
+    }
+    if (work != elem)
+      for (Value &a : acc)
+        a = isa<FloatType>(elem) ? Value(arith::TruncFOp::create(rewriter, loc, elem, a))
+                                 : Value(arith::TruncIOp::create(rewriter, loc, elem, a));
+    rewriter.replaceOp(op, pack(rewriter, loc, getTypeConverter()->convertType(op.getType()), acc));
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::tileir::populateLayoutPatterns(const TypeConverter &converter,
+                                          RewritePatternSet &patterns,
+                                          const GPULowering &lowering) {
+  patterns.add<BroadcastLowering, ExpandDimsLowering, ConvertLayoutLowering, ReduceLowering>(
+      converter, patterns.getContext(), lowering);
+}

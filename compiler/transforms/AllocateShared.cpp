@@ -1,0 +1,87 @@
+//===- AllocateShared.cpp - place shared memory / LDS buffers -------------===//
+//
+// Every op that needs shared memory (SharedMemory.h) gets a buffer live from
+// the op that writes it to the last op that reads it; today every buffer is
+// scratch of one op, written and read back before the op ends. Buffers whose
+// lifetimes do not overlap share bytes: buffers are placed largest first at
+// the lowest 16-byte-aligned offset free of every buffer live at the same
+// time. The offsets go on the ops, the kernel's total on the kernel.
+//
+//===----------------------------------------------------------------------===//
+#include "tile/Analysis/SharedMemory.h"
+#include "tile/Dialect/TileDialect.h"
+#include "tile/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+namespace mlir::tileir {
+#define GEN_PASS_DEF_ALLOCATESHARED
+#include "tile/Transforms/Passes.h.inc"
+} // namespace mlir::tileir
+
+using namespace mlir;
+using namespace mlir::tileir;
+
+namespace {
+
+constexpr int64_t kAlignment = 16;
+
+struct Buffer {
+  Operation *op;
+  int64_t bytes;
+  int64_t start, end; // live over ops [start, end] in program order
+  int64_t offset = 0;
+};
+
+int64_t allocate(MutableArrayRef<Buffer> buffers) {
+  SmallVector<Buffer *> order;
+  for (Buffer &b : buffers)
+    order.push_back(&b);
+  llvm::sort(order, [](Buffer *a, Buffer *b) {
+    return std::make_pair(-a->bytes, a->start) < std::make_pair(-b->bytes, b->start);
+  });
+  int64_t total = 0;
+  SmallVector<Buffer *> placed;
+  for (Buffer *buffer : order) {
+    // Intervals taken by placed buffers live at the same time, by offset.
+    SmallVector<std::pair<int64_t, int64_t>> taken;
+    for (Buffer *other : placed)
+      if (other->start <= buffer->end && buffer->start <= other->end)
+        taken.push_back({other->offset, other->offset + other->bytes});
+    llvm::sort(taken);
+    int64_t offset = 0;
+    for (auto [begin, end] : taken) {
+      if (offset + buffer->bytes <= begin)
+        break;
+      offset = std::max<int64_t>(offset, llvm::alignTo(end, kAlignment));
+    }
+    buffer->offset = offset;
+    placed.push_back(buffer);
+    total = std::max(total, offset + buffer->bytes);
+  }
+  return total;
+}
+
+struct AllocateShared : mlir::tileir::impl::AllocateSharedBase<AllocateShared> {
+  void runOnOperation() override {
+    MLIRContext *ctx = &getContext();
+    Type i64 = IntegerType::get(ctx, 64);
+    for (auto func : getOperation().getOps<func::FuncOp>()) {
+      if (!func->hasAttr("tile.kernel"))
+        continue;
+      SmallVector<Buffer> buffers;
+      int64_t position = 0;
+      func.walk<WalkOrder::PreOrder>([&](Operation *op) {
+        ++position;
+        if (int64_t bytes = sharedScratchBytes(op))
+          buffers.push_back({op, bytes, position, position});
+      });
+      int64_t total = allocate(buffers);
+      for (const Buffer &b : buffers)
+        b.op->setAttr(kSharedOffsetAttr, IntegerAttr::get(i64, b.offset));
+      func->setAttr(kSharedBytesAttr, IntegerAttr::get(i64, total));
+    }
+  }
+};
+
+} // namespace

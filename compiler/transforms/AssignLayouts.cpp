@@ -1,0 +1,311 @@
+//===- AssignLayouts.cpp - give every GPU tile a #tile.dist layout --------===//
+//
+// Tiles start blocked (TileLayout.h); a reduction's result keeps its source's
+// threads (the source layout with the reduced dimension dropped), and a
+// broadcast asks for its source in the layout whose broadcast is a register
+// copy. Where a value's layout is not what its user needs, cheap values
+// (ranges, splats, constants and integer arithmetic on them) are recomputed
+// in the needed layout and anything else goes through tile.convert_layout.
+//
+//===----------------------------------------------------------------------===//
+#include "tile/Dialect/TileLayout.h"
+#include "tile/Target/GPUTarget.h"
+#include "tile/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Iterators.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+namespace mlir::tileir {
+#define GEN_PASS_DEF_ASSIGNLAYOUTS
+#include "tile/Transforms/Passes.h.inc"
+} // namespace mlir::tileir
+
+using namespace mlir;
+using namespace mlir::tileir;
+
+namespace {
+
+/// Per-thread elements of one tile above which the GPU lowering refuses it.
+constexpr int64_t kMaxRegistersPerThread = 1024;
+
+int64_t byteWidth(Type t) { return std::max<int64_t>(1, t.getIntOrFloatBitWidth() / 8); }
+
+bool isTile(Value v) { return isa<RankedTensorType>(v.getType()); }
+
+/// Ops that are cheaper to recompute in another layout than to convert.
+bool isCheap(Operation *op) {
+  if (isa<RangeOp, SplatOp, ExpandDimsOp, BroadcastOp, AddPtrOp, ConvertLayoutOp>(op))
+    return true;
+  if (auto constant = dyn_cast<arith::ConstantOp>(op))
+    return isa<SplatElementsAttr>(constant.getValue());
+  return isa<arith::ArithDialect>(op->getDialect()) && op->getNumResults() == 1 &&
+         op->getNumRegions() == 0 && getElementTypeOrSelf(op->getResult(0)).isIntOrIndex();
+}
+
+class Assigner {
+public:
+  Assigner(MLIRContext *ctx, int64_t warpSize, int64_t numWarps, int64_t vectorWidth)
+      : ctx(ctx), warpSize(warpSize), numWarps(numWarps), vectorWidth(vectorWidth) {}
+
+  LogicalResult run(Block &block) {
+    for (Operation &op : llvm::make_early_inc_range(block))
+      if (failed(visit(&op)))
+        return failure();
+    return success();
+  }
+
+private:
+  DistributedLayoutAttr blocked(Type type) {
+    return getBlockedLayout(ctx, cast<RankedTensorType>(type).getShape(), warpSize, numWarps,
+                            vectorWidth);
+  }
+
+  void setLayout(Value v, Attribute layout) { v.setType(withLayout(v.getType(), layout)); }
+
+  /// Gives a new tile result its layout, refusing tiles too big for registers.
+  LogicalResult assign(Operation *op, Value v, DistributedLayoutAttr layout) {
+    setLayout(v, layout);
+    if (layout.getNumRegisters() <= kMaxRegistersPerThread)
+      return success();
+    auto type = cast<RankedTensorType>(v.getType());
+    return op->emitError() << "a tile of " << type.getNumElements()
+                           << " elements needs " << layout.getNumRegisters()
+                           << " registers per thread with " << numWarps << " warps of "
+                           << warpSize << " threads; the GPU targets allow at most "
+                           << kMaxRegistersPerThread
+                           << " (use a smaller tile or more warps)";
+  }
+
+  bool canRecompute(Value v, int depth) {
+    Operation *def = v.getDefiningOp();
+    if (!def || depth > 8 || !isCheap(def))
+      return false;
+    return llvm::all_of(def->getOperands(), [&](Value operand) {
+      return !isTile(operand) || canRecompute(operand, depth + 1);
+    });
+  }
+
+  /// `v` computed anew in `layout`, right after the original.
+  Value recompute(Value v, DistributedLayoutAttr layout) {
+    Operation *def = v.getDefiningOp();
+    if (auto convert = dyn_cast<ConvertLayoutOp>(def))
+      return convertTo(convert.getSrc(), layout);
+    SmallVector<Value> operands;
+    for (Value operand : def->getOperands()) {
+      if (!isTile(operand)) {
+        operands.push_back(operand);
+        continue;
+      }
+      DistributedLayoutAttr need = layout;
+      if (auto broadcast = dyn_cast<BroadcastOp>(def))
+        need = sourceLayoutFor(broadcast, layout);
+      operands.push_back(convertTo(operand, need));
+    }
+    OpBuilder b(def->getContext());
+    b.setInsertionPointAfter(def);
+    Operation *clone = b.clone(*def);
+    clone->setOperands(operands);
+    setLayout(clone->getResult(0), layout);
+    if (auto constant = dyn_cast<arith::ConstantOp>(clone))
+      constant.setValueAttr(cast<SplatElementsAttr>(constant.getValue())
+                                .resizeSplat(cast<ShapedType>(clone->getResult(0).getType())));
+    return clone->getResult(0);
+  }
+
+  /// `v` in `layout`: itself, recomputed, or through tile.convert_layout.
+  Value convertTo(Value v, DistributedLayoutAttr layout) {
+    if (getLayout(v.getType()) == layout)
+      return v;
+    auto key = std::make_pair(v, Attribute(layout));
+    if (Value done = converted.lookup(key))
+      return done;
+    Value result;
+    if (canRecompute(v, 0)) {
+      result = recompute(v, layout);
+    } else {
+      OpBuilder b(ctx);
+      b.setInsertionPointAfterValue(v);
+      result = ConvertLayoutOp::create(b, v.getLoc(), withLayout(v.getType(), layout), v);
+    }
+    converted[key] = result;
+    return result;
+  }
+
+  /// The layout a broadcast's source needs for the broadcast to be a copy
+  /// between registers of the same thread.
+  DistributedLayoutAttr sourceLayoutFor(BroadcastOp op, DistributedLayoutAttr result) {
+    auto srcShape = op.getSrc().getType().getShape();
+    auto resShape = cast<RankedTensorType>(op.getType()).getShape();
+    SmallVector<int64_t> dims;
+    for (auto [d, s, r] : llvm::enumerate(srcShape, resShape))
+      if (s != r)
+        dims.push_back(d);
+    return dropDimensions(result, resShape, dims);
+  }
+
+  /// Converts the tile operands of `op` other than its pointers to `layout`.
+  void convertOperands(Operation *op, Value ptr, DistributedLayoutAttr layout) {
+    for (OpOperand &operand : op->getOpOperands())
+      if (operand.get() != ptr && isTile(operand.get()))
+        operand.set(convertTo(operand.get(), layout));
+  }
+
+  LogicalResult visit(Operation *op);
+  LogicalResult visitFor(scf::ForOp op);
+  LogicalResult visitIf(scf::IfOp op);
+
+  MLIRContext *ctx;
+  int64_t warpSize, numWarps, vectorWidth;
+  DenseMap<std::pair<Value, Attribute>, Value> converted;
+};
+
+LogicalResult Assigner::visit(Operation *op) {
+  if (auto forOp = dyn_cast<scf::ForOp>(op))
+    return visitFor(forOp);
+  if (auto ifOp = dyn_cast<scf::IfOp>(op))
+    return visitIf(ifOp);
+  if (isa<scf::YieldOp, func::ReturnOp>(op))
+    return success();
+  bool hasTile = llvm::any_of(op->getOperands(), isTile) || llvm::any_of(op->getResults(), isTile);
+  if (!hasTile)
+    return success();
+  if (isa<RangeOp, SplatOp, arith::ConstantOp>(op)) {
+    Value result = op->getResult(0);
+    if (failed(assign(op, result, blocked(result.getType()))))
+      return failure();
+    if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
+      auto splat = dyn_cast<SplatElementsAttr>(constant.getValue());
+      if (!splat)
+        return op->emitError() << "the GPU targets need tile constants with one value";
+      constant.setValueAttr(splat.resizeSplat(cast<ShapedType>(result.getType())));
+    }
+    return success();
+  }
+  if (auto load = dyn_cast<LoadOp>(op)) {
+    if (!isTile(load.getResult()))
+      return success();
+    auto layout = getLayout(load.getPtr().getType());
+    convertOperands(op, load.getPtr(), layout);
+    return assign(op, load.getResult(), layout);
+  }
+  if (auto store = dyn_cast<StoreOp>(op)) {
+    auto layout = getLayout(store.getPtr().getType());
+    if (layout)
+      convertOperands(op, store.getPtr(), layout);
+    return success();
+  }
+  if (auto expand = dyn_cast<ExpandDimsOp>(op))
+    return assign(op, expand.getResult(), getLayout(expand.getSrc().getType()));
+  if (auto broadcast = dyn_cast<BroadcastOp>(op)) {
+    auto layout = blocked(broadcast.getType());
+    broadcast.getSrcMutable().assign(
+        convertTo(broadcast.getSrc(), sourceLayoutFor(broadcast, layout)));
+    return assign(op, broadcast.getResult(), layout);
+  }
+  if (auto reduce = dyn_cast<ReduceOp>(op)) {
+    if (!isTile(reduce.getResult()))
+      return success();
+    auto srcType = reduce.getSrc().getType();
+    return assign(op, reduce.getResult(),
+                  dropDimensions(getLayout(srcType), srcType.getShape(),
+                                 {int64_t(int32_t(reduce.getAxis()))}));
+  }
+  bool elementwise = isa<AddPtrOp>(op) ||
+                     (isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) &&
+                      op->getNumRegions() == 0 && op->getNumResults() == 1);
+  if (!elementwise)
+    return op->emitError() << "internal error: no GPU layout rule for '" << op->getName()
+                           << "'";
+  // Elementwise: the first blocked operand's layout, else the first's.
+  DistributedLayoutAttr layout;
+  for (Value operand : op->getOperands()) {
+    auto candidate = getLayout(operand.getType());
+    if (candidate && (!layout || candidate == blocked(operand.getType())))
+      layout = candidate;
+  }
+  for (auto &operand : op->getOpOperands())
+    if (isTile(operand.get()))
+      operand.set(convertTo(operand.get(), layout));
+  return assign(op, op->getResult(0), layout);
+}
+
+LogicalResult Assigner::visitFor(scf::ForOp op) {
+  for (auto [init, arg, result] :
+       llvm::zip(op.getInitArgs(), op.getRegionIterArgs(), op.getResults()))
+    if (auto layout = getLayout(init.getType())) {
+      setLayout(arg, layout);
+      setLayout(result, layout);
+    }
+  if (failed(run(*op.getBody())))
+    return failure();
+  auto yield = cast<scf::YieldOp>(op.getBody()->getTerminator());
+  for (auto [i, arg] : llvm::enumerate(op.getRegionIterArgs()))
+    if (auto layout = getLayout(arg.getType()))
+      yield->setOperand(i, convertTo(yield->getOperand(i), layout));
+  return success();
+}
+
+LogicalResult Assigner::visitIf(scf::IfOp op) {
+  if (failed(run(*op.thenBlock())) || (op.elseBlock() && failed(run(*op.elseBlock()))))
+    return failure();
+  if (op.getNumResults() == 0)
+    return success();
+  auto thenYield = op.thenYield(), elseYield = op.elseYield();
+  for (auto [i, result] : llvm::enumerate(op.getResults())) {
+    auto layout = getLayout(thenYield->getOperand(i).getType());
+    if (!layout)
+      continue;
+    setLayout(result, layout);
+    elseYield->setOperand(i, convertTo(elseYield->getOperand(i), layout));
+  }
+  return success();
+}
+
+struct AssignLayouts : mlir::tileir::impl::AssignLayoutsBase<AssignLayouts> {
+  using AssignLayoutsBase::AssignLayoutsBase;
+
+  void runOnOperation() override {
+    std::string error;
+    auto target = createGPUTargetInfo(this->target, error);
+    if (!target) {
+      getOperation().emitError(error);
+      return signalPassFailure();
+    }
+    for (auto func : getOperation().getOps<func::FuncOp>()) {
+      if (!func->hasAttr("tile.kernel"))
+        continue;
+      for (auto [i, arg] : llvm::enumerate(func.getArguments()))
+        if (isTile(arg)) {
+          func.emitError() << "GPU kernels take scalars and pointers, not tiles: argument " << i
+                           << " is " << arg.getType();
+          return signalPassFailure();
+        }
+      // One run length per kernel: 16 bytes of the narrowest element accessed.
+      int64_t narrowest = 16;
+      func.walk([&](Operation *op) {
+        if (auto load = dyn_cast<LoadOp>(op))
+          narrowest = std::min(narrowest, byteWidth(getElementTypeOrSelf(load.getType())));
+        if (auto store = dyn_cast<StoreOp>(op))
+          narrowest =
+              std::min(narrowest, byteWidth(getElementTypeOrSelf(store.getValue().getType())));
+      });
+      Assigner assigner(&getContext(), target->warpSize(), numWarps, 16 / narrowest);
+      if (failed(assigner.run(func.getBody().front())))
+        return signalPassFailure();
+      // Values recomputed in other layouts leave their originals unused.
+      func.walk<WalkOrder::PostOrder, ReverseIterator>([](Operation *op) {
+        if (isOpTriviallyDead(op))
+          op->erase();
+      });
+      func->setAttr("tile.threads",
+                    IntegerAttr::get(IntegerType::get(&getContext(), 64),
+                                     int64_t(numWarps) * target->warpSize()));
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,42 @@
+//===- TileLayout.h - building and relating #tile.dist layouts --*- C++ -*-===//
+//
+// Helpers over DistributedLayoutAttr (see TileAttrs.td): the blocked layout
+// a tile gets by default, and the layout of a tile with some dimensions
+// removed (a reduction's result) or of size 1 (a broadcast's source).
+//
+//===----------------------------------------------------------------------===//
+#ifndef TILE_DIALECT_TILELAYOUT_H
+#define TILE_DIALECT_TILELAYOUT_H
+
+#include "tile/Dialect/TileDialect.h"
+
+namespace mlir::tileir {
+
+/// The bits [first, first + count) of the row-major linear index of `shape`
+/// that number dimension `dim`.
+std::pair<int64_t, int64_t> dimensionBits(ArrayRef<int64_t> shape, int64_t dim);
+
+/// Runs of `vectorWidth` consecutive elements per thread (fewer when the
+/// tile is small), consecutive runs on consecutive lanes, then warps, then
+/// further registers: Triton's blocked layout with the last dimension
+/// fastest. Threads beyond the tile's size hold copies.
+DistributedLayoutAttr getBlockedLayout(MLIRContext *ctx, ArrayRef<int64_t> shape,
+                                       int64_t warpSize, int64_t numWarps, int64_t vectorWidth);
+
+/// `layout` (of a tile of `shape`) with the index bits of `dims` taken out:
+/// the registers holding them are dropped and the lanes and warps holding
+/// them hold copies. It is the layout of the reduction of the tile along
+/// `dims` (the dims removed) and the layout a broadcast along `dims` needs
+/// of its source (the dims of size 1): the same bits in the same threads.
+DistributedLayoutAttr dropDimensions(DistributedLayoutAttr layout, ArrayRef<int64_t> shape,
+                                     ArrayRef<int64_t> dims);
+
+/// The layout encoding of `type` (null for scalars and unencoded tiles).
+DistributedLayoutAttr getLayout(Type type);
+
+/// `type` (a tile) with encoding `layout`.
+RankedTensorType withLayout(Type type, Attribute layout);
+
+} // namespace mlir::tileir
+
+#endif // TILE_DIALECT_TILELAYOUT_H

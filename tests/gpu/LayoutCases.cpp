@@ -1,0 +1,190 @@
+//===- LayoutCases.cpp - the layout kernels' variants, cases and checks ---===//
+#include "LayoutCases.h"
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <sstream>
+
+using namespace tile;
+using namespace tile::layouts;
+
+namespace {
+
+int64_t define(const LayoutVariant &v, const char *name) { return std::stoll(v.defines.at(name)); }
+
+int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+std::vector<float> randomVector(size_t n, std::mt19937_64 &rng, float scale) {
+  std::normal_distribution<float> dist(0.0f, scale);
+  std::vector<float> v(n);
+  for (float &x : v)
+    x = dist(rng);
+  return v;
+}
+
+std::vector<float> poisoned(size_t n) {
+  return std::vector<float>(n, std::numeric_limits<float>::quiet_NaN());
+}
+
+/// "" when |got - want| <= tol for every element (NaN never passes).
+std::string compare(const char *what, const std::vector<float> &got,
+                    const std::vector<double> &want, const std::vector<double> &tol) {
+  for (size_t i = 0; i < got.size(); ++i) {
+    double err = std::fabs(double(got[i]) - want[i]);
+    if (err <= tol[i])
+      continue;
+    std::ostringstream os;
+    os << what << "[" << i << "] = " << got[i] << ", expected " << want[i] << " (tolerance "
+       << tol[i] << ")";
+    return os.str();
+  }
+  return "";
+}
+
+Arg ptr(const std::vector<float> &v) { return Arg::pointer(v.data()); }
+size_t bytes(const std::vector<float> &v) { return v.size() * sizeof(float); }
+
+std::string softmaxRows(const LayoutVariant &v, const norms::Launcher &launch, int64_t M,
+                        int64_t N, std::mt19937_64 &rng) {
+  auto x = randomVector(size_t(M * N), rng, 3.0f);
+  auto y = poisoned(x.size());
+  uint32_t grid = uint32_t(cdiv(M, define(v, "BM")));
+  std::string err = launch({grid, 1, 1}, {ptr(x), ptr(y), Arg::integer(M), Arg::integer(N)},
+                           {bytes(x), bytes(y), 0, 0});
+  if (!err.empty())
+    return err;
+  std::vector<double> want(y.size()), tol(y.size());
+  for (int64_t m = 0; m < M; ++m) {
+    double mx = -INFINITY, sum = 0;
+    for (int64_t n = 0; n < N; ++n)
+      mx = std::max(mx, double(x[m * N + n]));
+    for (int64_t n = 0; n < N; ++n)
+      sum += std::exp(double(x[m * N + n]) - mx);
+    for (int64_t n = 0; n < N; ++n) {
+      want[m * N + n] = std::exp(double(x[m * N + n]) - mx) / sum;
+      tol[m * N + n] = 2e-5 * want[m * N + n] + 1e-30;
+    }
+  }
+  return compare("y", y, want, tol);
+}
+
+std::string colSums(const LayoutVariant &v, const norms::Launcher &launch, int64_t M, int64_t N,
+                    std::mt19937_64 &rng) {
+  auto x = randomVector(size_t(M * N), rng, 1.0f);
+  auto out = poisoned(size_t(N));
+  uint32_t grid = uint32_t(cdiv(N, define(v, "BN")));
+  std::string err = launch({grid, 1, 1}, {ptr(x), ptr(out), Arg::integer(M), Arg::integer(N)},
+                           {bytes(x), bytes(out), 0, 0});
+  if (!err.empty())
+    return err;
+  std::vector<double> want(out.size()), tol(out.size());
+  for (int64_t n = 0; n < N; ++n) {
+    double sum = 0, abs = 0;
+    for (int64_t m = 0; m < M; ++m) {
+      double term = double(x[m * N + n]) * double(m + 1);
+      sum += term;
+      abs += std::fabs(term);
+    }
+    want[n] = sum;
+    tol[n] = 1e-5 * abs;
+  }
+  return compare("out", out, want, tol);
+}
+
+std::string transposeStats(const LayoutVariant &v, const norms::Launcher &launch, int64_t M,
+                           int64_t N, std::mt19937_64 &rng) {
+  int64_t b = define(v, "B"), gm = cdiv(M, b), gn = cdiv(N, b);
+  auto x = randomVector(size_t(M * N), rng, 1.0f);
+  auto y = poisoned(x.size()), rmax = poisoned(size_t(gn * M)), cmin = poisoned(size_t(gm * N));
+  std::string err =
+      launch({uint32_t(gm), uint32_t(gn), 1},
+             {ptr(x), ptr(y), ptr(rmax), ptr(cmin), Arg::integer(M), Arg::integer(N)},
+             {bytes(x), bytes(y), bytes(rmax), bytes(cmin), 0, 0});
+  if (!err.empty())
+    return err;
+  // Elements of a block outside the matrix count as 0.
+  auto at = [&](int64_t m, int64_t n) { return m < M && n < N ? double(x[m * N + n]) : 0.0; };
+  std::vector<double> wy(y.size()), wr(rmax.size()), wc(cmin.size());
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t n = 0; n < N; ++n)
+      wy[n * M + m] = at(m, n);
+  for (int64_t j = 0; j < gn; ++j)
+    for (int64_t m = 0; m < M; ++m) {
+      double mx = -INFINITY;
+      for (int64_t n = j * b; n < (j + 1) * b; ++n)
+        mx = std::max(mx, at(m, n));
+      wr[j * M + m] = mx;
+    }
+  for (int64_t i = 0; i < gm; ++i)
+    for (int64_t n = 0; n < N; ++n) {
+      double mn = INFINITY;
+      for (int64_t m = i * b; m < (i + 1) * b; ++m)
+        mn = std::min(mn, at(m, n));
+      wc[i * N + n] = mn;
+    }
+  std::string result = compare("y", y, wy, std::vector<double>(wy.size(), 0.0));
+  if (result.empty())
+    result = compare("rmax", rmax, wr, std::vector<double>(wr.size(), 0.0));
+  if (result.empty())
+    result = compare("cmin", cmin, wc, std::vector<double>(wc.size(), 0.0));
+  return result;
+}
+
+} // namespace
+
+std::string LayoutVariant::name() const {
+  std::string s = kernel;
+  for (const auto &[key, value] : defines)
+    s += "." + key + value;
+  return s + ".w" + std::to_string(numWarps);
+}
+
+std::string LayoutVariant::tilecArgs() const {
+  std::string s = "--kernel " + kernel;
+  for (const auto &[key, value] : defines)
+    s += " -D " + key + "=" + value;
+  return s + " --num-warps " + std::to_string(numWarps);
+}
+
+std::vector<LayoutVariant> tile::layouts::layoutVariants() {
+  std::vector<LayoutVariant> out;
+  // Rows within a warp, across warps, one row per program, tiny tiles.
+  for (auto [bm, bn, w] : std::vector<std::array<unsigned, 3>>{
+           {4, 256, 4}, {16, 64, 4}, {1, 1024, 4}, {64, 32, 8}, {2, 128, 1}, {8, 512, 8},
+           {2, 16, 4}})
+    out.push_back({"softmax_rows", {{"BM", std::to_string(bm)}, {"BN", std::to_string(bn)}}, w});
+  // Column sums: the reduction crosses warps and the result changes layout.
+  for (auto [bm, bn, w] : std::vector<std::array<unsigned, 3>>{
+           {32, 64, 4}, {8, 256, 4}, {64, 16, 2}, {128, 32, 8}, {4, 8, 4}})
+    out.push_back({"col_sums", {{"BM", std::to_string(bm)}, {"BN", std::to_string(bn)}}, w});
+  for (auto [b, w] : std::vector<std::array<unsigned, 2>>{{32, 4}, {16, 1}, {64, 8}, {8, 4}})
+    out.push_back({"transpose_stats", {{"B", std::to_string(b)}}, w});
+  return out;
+}
+
+std::vector<std::pair<int64_t, int64_t>> tile::layouts::layoutShapes(const LayoutVariant &v) {
+  if (v.kernel == "softmax_rows") {
+    int64_t bn = define(v, "BN");
+    return {{1, 1}, {7, std::min<int64_t>(100, bn)}, {33, bn}, {129, bn - 3}};
+  }
+  if (v.kernel == "col_sums")
+    return {{1, 1}, {100, 70}, {257, 300}, {1000, 64}};
+  return {{1, 1}, {50, 70}, {128, 96}, {33, 200}};
+}
+
+std::string tile::layouts::runLayoutCase(const LayoutVariant &variant,
+                                         const std::vector<ParamInfo> &params,
+                                         const norms::Launcher &launch, int64_t M, int64_t N,
+                                         uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  size_t expected = variant.kernel == "transpose_stats" ? 6 : 4;
+  if (params.size() != expected)
+    return variant.kernel + ": the build has " + std::to_string(params.size()) +
+           " parameters, expected " + std::to_string(expected);
+  if (variant.kernel == "softmax_rows")
+    return softmaxRows(variant, launch, M, N, rng);
+  if (variant.kernel == "col_sums")
+    return colSums(variant, launch, M, N, rng);
+  return transposeStats(variant, launch, M, N, rng);
+}
