@@ -1,11 +1,22 @@
 #!/usr/bin/env bash
-# Builds what a GPU run needs into .carry/gpu (ignored by git, carried to the
-# GPU machine): the PTX of every norm kernel for sm_90a in bf16/f16/f32, a
-# generic build and one specialised on 16-divisible sizes and 16-byte aligned
-# pointers, plus the norm-gpu program.
+# Builds, on this machine, everything a GPU run needs and packs it into
+# .carry/payload.tar.xz (ignored by git; the device call carries that one file,
+# and bench/suite.py unpacks it into .carry/ there). Unpacked:
+#   .carry/gpu/      the PTX of every norm kernel for sm_90a in bf16/f16/f32, a
+#                    generic build and one specialised on 16-divisible sizes
+#                    and 16-byte aligned pointers (checks), one-pass timing
+#                    builds per row length with a warps sweep; the layout
+#                    kernels (layouts/); norm-gpu, layout-gpu,
+#                    launch-overhead, the AOT examples (aot-rms-norm, and
+#                    aot-tuned-scale: dispatch on tuned configurations);
+#                    compile-times.json (cold and cache-hit compile times,
+#                    measured here) and BUILD_INFO (commit, date)
+#   .carry/anchors/  ../shared/anchors (Triton and PyTorch yardsticks)
+# The GPU machine needs only its driver and its python3 (torch, triton).
+# bench/README.md has the device command.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/build.sh tilec norm-gpu launch-overhead >/dev/null
+scripts/build.sh tilec norm-gpu layout-gpu launch-overhead >/dev/null
 out=.carry/gpu
 rm -rf "$out" && mkdir -p "$out"
 tilec=build/tools/tilec/tilec
@@ -30,7 +41,7 @@ for k in rms_norm fused_add_rms_norm rms_norm_gelu embed_sum_rms_norm; do
     warps=$((block / 512)); [ $warps -lt 4 ] && warps=4; [ $warps -gt 16 ] && warps=16
     $tilec compile kernels/norms/$k.tile --target=$target -D T=bf16 -D BLOCK=$block \
       --num-warps=$warps "${spec[@]}" -o $out/$k.bf16.n$n.ptx
-    # A small sweep over warps per program; norm-gpu times each and reports the best.
+    # A small sweep over warps per program; the timing picks the best.
     for w in 4 8 16; do
       [ $w -eq $warps ] && continue
       $tilec compile kernels/norms/$k.tile --target=$target -D T=bf16 -D BLOCK=$block \
@@ -39,5 +50,70 @@ for k in rms_norm fused_add_rms_norm rms_norm_gelu embed_sum_rms_norm; do
   done
 done
 $tilec compile bench/launch/trivial.tile --target=$target -o $out/trivial.ptx
-cp build/tests/gpu/norm-gpu build/bench/launch-overhead "$out/"
-echo "wrote $(ls $out | wc -l) files to $out"
+# The layout kernels (2-D tiles, reductions, conversions), one build per variant.
+mkdir -p $out/layouts
+build/tests/gpu/layout-gpu --list | while read -r name args; do
+  # shellcheck disable=SC2086 # the arguments are words
+  $tilec compile tests/gpu/kernels/layouts.tile $args --target=$target -o $out/layouts/$name.ptx
+done
+cp build/tests/gpu/norm-gpu build/tests/gpu/layout-gpu build/bench/launch-overhead "$out/"
+
+# The AOT example (plain CMake against the generated launcher, no LLVM), as
+# tests/aot/build-example.sh builds it.
+aot=build/gpu-aot
+rm -rf "$aot"
+$tilec aot kernels/norms/rms_norm.tile --target=sm_80,$target -D T=f32 -D BLOCK=4096 \
+  --num-warps=8 --variant x=16,w=16,y=16,N=16,x_stride=16,y_stride=16 -o "$aot/gen" >/dev/null
+cmake -S examples/aot_rms_norm -B "$aot/build" -G Ninja -DTILEC_ROOT="$PWD" \
+  -DGENERATED_DIR="$PWD/$aot/gen" -DCMAKE_CXX_COMPILER=/usr/lib/llvm-22/bin/clang++ >/dev/null
+cmake --build "$aot/build" >/dev/null
+cp "$aot/build/aot-rms-norm" "$out/"
+# The tuned AOT launcher (dispatch on the key; tests/aot/build-tuned.sh).
+tests/aot/build-tuned.sh "$PWD" "$tilec" "$PWD/build/gpu-aot-tuned" >/dev/null
+cp build/gpu-aot-tuned/build/aot-tuned-scale "$out/"
+
+# Compile times, measured here (the GPU machine has no LLVM): each norm
+# kernel's timing build for N = 4096 to PTX, three times into an empty cache
+# (cold) and three times from it (hit); `tilec compile --time` times the
+# compile inside the process.
+times=$(mktemp)
+for k in rms_norm fused_add_rms_norm rms_norm_gelu embed_sum_rms_norm; do
+  for run in 1 2 3; do
+    dir=$(mktemp -d)
+    for phase in cold hit; do
+      ms=$($tilec compile kernels/norms/$k.tile --target=$target -D T=bf16 -D BLOCK=4096 \
+             --num-warps=8 --time --cache-dir "$dir" -o "$dir/out.ptx" 2>&1 >/dev/null |
+           sed -n 's/.*: \([0-9.]*\) ms.*/\1/p')
+      echo "$k $phase $ms" >>"$times"
+    done
+    rm -rf "$dir"
+  done
+done
+python3 - "$times" "$out/compile-times.json" "$target" <<'EOF'
+import json, os, sys
+rows = {}
+for line in open(sys.argv[1]):
+    kernel, phase, ms = line.split()
+    rows.setdefault(kernel, {"kernel": kernel, "cold_ms": [], "hit_ms": []})[phase + "_ms"].append(float(ms))
+json.dump({"target": sys.argv[3], "what": "tilec compile --time, bf16, BLOCK=4096, 8 warps, to PTX",
+           "machine": f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} at the end",
+           "kernels": list(rows.values())}, open(sys.argv[2], "w"), indent=1)
+EOF
+rm -f "$times"
+
+dirty=$(git status --porcelain --untracked-files=no | wc -l)
+{
+  echo "commit $(git rev-parse HEAD)"
+  echo "short $(git rev-parse --short HEAD)"
+  echo "dirty $dirty"
+  echo "built $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  echo "target $target"
+} >"$out/BUILD_INFO"
+
+# The anchors travel with the payload (../shared does not travel).
+rm -rf .carry/anchors && mkdir -p .carry/anchors
+cp ../shared/anchors/triton_anchors.py ../shared/anchors/README.md .carry/anchors/
+tar -C .carry -cJf .carry/payload.tar.xz gpu anchors
+echo "wrote $(ls $out | wc -l) files to $out; .carry/payload.tar.xz is" \
+  "$(du -k .carry/payload.tar.xz | cut -f1) KiB (commit $(git rev-parse --short HEAD)," \
+  "$dirty modified tracked files)"

@@ -317,6 +317,26 @@ struct ReduceLowering : OpConversionPattern<ReduceOp> {
   }
 };
 
+/// dot: both operands widened to f32 (exact), then a linalg.matmul into the
+/// accumulator: plain f32 loops.
+struct DotLowering : OpConversionPattern<DotOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(DotOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto widen = [&](Value v) -> Value {
+      auto type = cast<RankedTensorType>(v.getType());
+      return arith::ExtFOp::create(
+          rewriter, loc, RankedTensorType::get(type.getShape(), rewriter.getF32Type()), v);
+    };
+    auto matmul = linalg::MatmulOp::create(rewriter, loc, TypeRange{op.getType()},
+                                           ValueRange{widen(adaptor.getA()), widen(adaptor.getB())},
+                                           ValueRange{adaptor.getAcc()});
+    rewriter.replaceOp(op, matmul.getResult(0));
+    return success();
+  }
+};
+
 /// arith.select on pointer tiles: same op, converted types.
 struct SelectLowering : OpConversionPattern<arith::SelectOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -360,6 +380,7 @@ struct ConvertTileToHost : mlir::tileir::impl::ConvertTileToHostBase<ConvertTile
     RewritePatternSet patterns(ctx);
     patterns.add<GridArgLowering<ProgramIdOp>>(converter, ctx, 0);
     patterns.add<GridArgLowering<NumProgramsOp>>(converter, ctx, 3);
+    patterns.add<DotLowering>(converter, ctx);
     patterns.add<RangeLowering, SplatLowering, BroadcastLowering, ExpandDimsLowering,
                  AddPtrLowering, LoadLowering, StoreLowering, ReduceLowering, SelectLowering>(
         converter, ctx);

@@ -147,6 +147,66 @@ std::optional<Val> MLIRGen::genReduce(const CallExpr &call, mlir::tileir::Reduce
   return Val::makeRuntime(op, x->isUnsigned);
 }
 
+std::optional<Val> MLIRGen::genDot(const CallExpr &call) {
+  Args args{*this, call};
+  if (!args.expect(2, 3, {}))
+    return std::nullopt;
+  std::vector<Val> vals;
+  for (auto &a : call.args) {
+    auto v = genExpr(*a);
+    if (!v)
+      return std::nullopt;
+    vals.push_back(*v);
+  }
+  auto operandType = [&](size_t i) -> mlir::RankedTensorType {
+    auto type = vals[i].isRuntime()
+                    ? llvm::dyn_cast<mlir::RankedTensorType>(vals[i].value.getType())
+                    : mlir::RankedTensorType();
+    if (!type || type.getRank() != 2) {
+      error(call.args[i]->getLoc(), "dot needs 2-D tiles, got " + describe(vals[i]));
+      return {};
+    }
+    return type;
+  };
+  auto a = operandType(0);
+  auto b = a ? operandType(1) : mlir::RankedTensorType();
+  if (!b)
+    return std::nullopt;
+  mlir::Type elem = a.getElementType();
+  if (!llvm::isa<mlir::Float16Type, mlir::BFloat16Type, mlir::Float8E4M3FNType,
+                 mlir::Float8E5M2Type>(elem))
+    return error(call.args[0]->getLoc(), "dot multiplies f16, bf16, f8e4m3 or f8e5m2 tiles, got " +
+                                             describe(vals[0])),
+           std::nullopt;
+  if (b.getElementType() != elem)
+    return error(call.args[1]->getLoc(), "dot's operands must have one element type, got " +
+                                             describe(vals[0]) + " and " + describe(vals[1])),
+           std::nullopt;
+  if (a.getDimSize(1) != b.getDimSize(0))
+    return error(call.getLoc(), "dot of a " + Twine(a.getDimSize(0)) + "x" +
+                                    Twine(a.getDimSize(1)) + " and a " + Twine(b.getDimSize(0)) +
+                                    "x" + Twine(b.getDimSize(1)) +
+                                    " tile: the inner dimensions differ"),
+           std::nullopt;
+  llvm::SmallVector<int64_t> shape{a.getDimSize(0), b.getDimSize(1)};
+  auto accType = mlir::RankedTensorType::get(shape, builder.getF32Type());
+  mlir::Value acc;
+  if (vals.size() == 3) {
+    if (!vals[2].isRuntime() || vals[2].value.getType() != mlir::Type(accType))
+      return error(call.args[2]->getLoc(), "dot's accumulator must be a tile<f32, [" +
+                                               Twine(shape[0]) + ", " + Twine(shape[1]) +
+                                               "]>, got " + describe(vals[2])),
+             std::nullopt;
+    acc = vals[2].value;
+  } else {
+    auto zero = mlir::arith::ConstantOp::create(builder, loc(call.getLoc()),
+                                                builder.getF32FloatAttr(0.0f));
+    acc = broadcastTo(call.getLoc(), zero, shape);
+  }
+  return Val::makeRuntime(mlir::tileir::DotOp::create(builder, loc(call.getLoc()), accType,
+                                                      vals[0].value, vals[1].value, acc));
+}
+
 std::optional<Val> MLIRGen::genLoad(const CallExpr &call) {
   Args args{*this, call};
   if (!args.expect(1, 1, {"mask", "other"}))
@@ -383,6 +443,8 @@ std::optional<Val> MLIRGen::genBuiltin(const CallExpr &call, bool &handled) {
   }
   if (name == "load")
     return genLoad(call);
+  if (name == "dot")
+    return genDot(call);
   if (name == "store") {
     if (!genStore(call))
       return std::nullopt;

@@ -311,6 +311,17 @@ static bool isFloatVal(const Val &v) {
   return llvm::isa<mlir::FloatType>(mlir::getElementTypeOrSelf(v.value.getType()));
 }
 
+/// `x op y` for the six comparison operators; nullopt for any other.
+template <typename T> static std::optional<bool> compareConst(StringRef op, T x, T y) {
+  if (op == "<") return x < y;
+  if (op == "<=") return x <= y;
+  if (op == ">") return x > y;
+  if (op == ">=") return x >= y;
+  if (op == "==") return x == y;
+  if (op == "!=") return x != y;
+  return std::nullopt;
+}
+
 /// Folds an operator on two compile-time values.
 static std::optional<Val> foldConst(MLIRGen &gen, SMLoc l, StringRef op, const Val &a,
                                     const Val &b) {
@@ -326,12 +337,7 @@ static std::optional<Val> foldConst(MLIRGen &gen, SMLoc l, StringRef op, const V
   }
   if (a.kind == Val::Kind::Int && b.kind == Val::Kind::Int) {
     int64_t x = a.i, y = b.i, r = 0;
-    if (op == "<") return Val::makeBool(x < y);
-    if (op == "<=") return Val::makeBool(x <= y);
-    if (op == ">") return Val::makeBool(x > y);
-    if (op == ">=") return Val::makeBool(x >= y);
-    if (op == "==") return Val::makeBool(x == y);
-    if (op == "!=") return Val::makeBool(x != y);
+    if (auto c = compareConst(op, x, y)) return Val::makeBool(*c);
     if ((op == "/" || op == "%") && y == 0)
       return gen.error(l, "division by zero in a compile-time expression"), std::nullopt;
     bool overflow = false;
@@ -360,12 +366,7 @@ static std::optional<Val> foldConst(MLIRGen &gen, SMLoc l, StringRef op, const V
   if (op == "-") return Val::makeFloat(x - y);
   if (op == "*") return Val::makeFloat(x * y);
   if (op == "/") return Val::makeFloat(x / y);
-  if (op == "<") return Val::makeBool(x < y);
-  if (op == "<=") return Val::makeBool(x <= y);
-  if (op == ">") return Val::makeBool(x > y);
-  if (op == ">=") return Val::makeBool(x >= y);
-  if (op == "==") return Val::makeBool(x == y);
-  if (op == "!=") return Val::makeBool(x != y);
+  if (auto c = compareConst(op, x, y)) return Val::makeBool(*c);
   return gen.error(l, "operator '" + op + "' does not apply to floats"), std::nullopt;
 }
 
@@ -384,6 +385,10 @@ std::optional<Val> MLIRGen::genBinary(SMLoc l, StringRef op, Val lhs, Val rhs) {
     if ((op != "+" && op != "-") || isPtr(rhs))
       return error(l, "operator '" + op + "' does not apply to " + describe(lhs) + " and " +
                           describe(rhs) + "; pointers only take '+' or '-' an integer offset"),
+             std::nullopt;
+    // `x + f16`: a dtype has no value (found by fuzz-frontend).
+    if (rhs.kind == Val::Kind::Dtype)
+      return error(l, "operator '" + op + "': " + describe(rhs) + " is not a value"),
              std::nullopt;
     if (rhs.isConst()) {
       auto m = materializeNatural(l, rhs);

@@ -97,6 +97,7 @@ public:
   std::optional<Val> genMath(llvm::SMLoc l, llvm::StringRef name, std::vector<Val> args);
   std::optional<Val> genReduce(const ast::CallExpr &call, mlir::tileir::ReduceKind kind);
   std::optional<Val> genLoad(const ast::CallExpr &call);
+  std::optional<Val> genDot(const ast::CallExpr &call);
   bool genStore(const ast::CallExpr &call);
 
   // Scopes.

@@ -93,6 +93,10 @@ void tile::buildHostPipeline(mlir::OpPassManager &pm, bool toLLVM) {
   pm.addPass(mlir::createConvertMathToLLVMPass());
   pm.addPass(mlir::createConvertMathToLibmPass());
   pm.addPass(mlir::createFinalizeMemRefToLLVMConversionPass());
+  addCommonToLLVMPasses(pm);
+}
+
+void tile::addCommonToLLVMPasses(mlir::OpPassManager &pm) {
   pm.addPass(mlir::createArithToLLVMConversionPass());
   pm.addPass(mlir::createConvertIndexToLLVMPass());
   pm.addPass(mlir::createConvertControlFlowToLLVMPass());
@@ -124,24 +128,34 @@ std::string tile::runPasses(mlir::PassManager &pm, mlir::ModuleOp module) {
   return "internal compiler error while lowering:\n" + text;
 }
 
+namespace {
+/// `source` in a SourceMgr of its own, with diagnostics printed into `text`.
+struct SourceDiagnostics {
+  llvm::SourceMgr sourceMgr;
+  std::string text;
+  llvm::raw_string_ostream os{text};
+  Diagnostics diags{sourceMgr, os};
+
+  SourceDiagnostics(const std::string &source, const std::string &fileName) {
+    sourceMgr.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(source, fileName),
+                                 llvm::SMLoc());
+  }
+};
+} // namespace
+
 Result<std::shared_ptr<FrontendOutput>> tile::runFrontend(const std::string &source,
                                                           const std::string &fileName,
                                                           const CompileOptions &options,
                                                           mlir::MLIRContext &context) {
-  llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(source, fileName),
-                               llvm::SMLoc());
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  Diagnostics diags(sourceMgr, os);
-  auto ast = parseModule(diags);
+  SourceDiagnostics src(source, fileName);
+  auto ast = parseModule(src.diags);
   if (!ast)
-    return Result<std::shared_ptr<FrontendOutput>>::failure(text);
+    return Result<std::shared_ptr<FrontendOutput>>::failure(src.text);
   auto out = std::make_shared<FrontendOutput>();
-  out->module = generateKernel(*ast, diags, context, options.kernel, options.defines,
+  out->module = generateKernel(*ast, src.diags, context, options.kernel, options.defines,
                                &out->signature);
   if (!out->module)
-    return Result<std::shared_ptr<FrontendOutput>>::failure(text);
+    return Result<std::shared_ptr<FrontendOutput>>::failure(src.text);
   auto func = *out->module->getOps<mlir::func::FuncOp>().begin();
   for (auto &[name, divisor] : options.divisibility) {
     auto &params = out->signature.params;
@@ -179,15 +193,10 @@ Result<std::shared_ptr<FrontendOutput>> tile::runFrontend(const std::string &sou
 
 /// Parses `source` and reports syntax errors; for the AST stage only.
 static Result<std::string> dumpAST(const std::string &source, const std::string &fileName) {
-  llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(source, fileName),
-                               llvm::SMLoc());
-  std::string errors;
-  llvm::raw_string_ostream errOs(errors);
-  Diagnostics diags(sourceMgr, errOs);
-  auto ast = parseModule(diags);
+  SourceDiagnostics src(source, fileName);
+  auto ast = parseModule(src.diags);
   if (!ast)
-    return Result<std::string>::failure(errors);
+    return Result<std::string>::failure(src.text);
   std::string text;
   llvm::raw_string_ostream os(text);
   ast::dump(*ast, os);
@@ -245,12 +254,10 @@ Result<Signature> tile::signature(const std::string &source, const std::string &
 Result<std::vector<std::string>> tile::check(const std::string &source,
                                              const std::string &fileName,
                                              const CompileOptions &options) {
-  llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(source, fileName),
-                               llvm::SMLoc());
-  std::string errors;
-  llvm::raw_string_ostream os(errors);
-  Diagnostics diags(sourceMgr, os);
+  SourceDiagnostics src(source, fileName);
+  llvm::SourceMgr &sourceMgr = src.sourceMgr;
+  Diagnostics &diags = src.diags;
+  const std::string &errors = src.text;
   auto ast = parseModule(diags);
   if (!ast)
     return Result<std::vector<std::string>>::failure(errors);

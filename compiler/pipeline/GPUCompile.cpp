@@ -17,8 +17,7 @@
 
 using namespace tile;
 
-void tile::buildGPUPipeline(mlir::OpPassManager &pm, const CompileOptions &options,
-                            bool toLLVM) {
+void tile::buildGPULayoutPipeline(mlir::OpPassManager &pm, const CompileOptions &options) {
   // Fold what specialisation made constant (x * 1, splats of constants)
   // before AxisInfo looks at the kernel.
   pm.addPass(mlir::createCanonicalizerPass());
@@ -28,6 +27,11 @@ void tile::buildGPUPipeline(mlir::OpPassManager &pm, const CompileOptions &optio
   layouts.numWarps = options.numWarps;
   pm.addPass(mlir::tileir::createAssignLayouts(layouts));
   pm.addPass(mlir::tileir::createAllocateShared());
+}
+
+void tile::buildGPUPipeline(mlir::OpPassManager &pm, const CompileOptions &options,
+                            bool toLLVM) {
+  buildGPULayoutPipeline(pm, options);
   mlir::tileir::ConvertTileToGPUOptions gpu;
   gpu.target = options.target;
   pm.addPass(mlir::tileir::createConvertTileToGPU(gpu));
@@ -45,12 +49,7 @@ void tile::buildGPUPipeline(mlir::OpPassManager &pm, const CompileOptions &optio
   pm.addPass(mlir::createSCFToControlFlowPass());
   pm.addPass(mlir::createConvertMathToLLVMPass());
   pm.addPass(mlir::createConvertVectorToLLVMPass());
-  pm.addPass(mlir::createArithToLLVMConversionPass());
-  pm.addPass(mlir::createConvertIndexToLLVMPass());
-  pm.addPass(mlir::createConvertControlFlowToLLVMPass());
-  pm.addPass(mlir::createConvertFuncToLLVMPass());
-  pm.addPass(mlir::createUBToLLVMConversionPass());
-  pm.addPass(mlir::createReconcileUnrealizedCastsPass());
+  addCommonToLLVMPasses(pm);
   pm.addPass(mlir::createCanonicalizerPass());
 }
 
@@ -183,6 +182,20 @@ Result<GPUBinary> tile::compileForGPU(const std::string &source, const std::stri
   std::string err = lowerGPU(module, effective, true, binary.sharedBytes, binary.threads);
   if (!err.empty())
     return Result<GPUBinary>::failure(err);
+  // Over the shared memory budget: shrink free tunables and compile again.
+  auto target = mlir::tileir::createGPUTargetInfo(options.target, targetError);
+  int64_t perCU = target->sharedMemoryPerCU();
+  int64_t budget = std::min(target->staticSharedMemoryPerBlock(),
+                            perCU * 9 / (10 * int64_t(std::max(1u, options.occupancy))));
+  if (binary.sharedBytes > budget) {
+    auto plan = planSharedMemory(source, fileName, options);
+    if (!plan)
+      return Result<GPUBinary>::failure(plan.message());
+    CompileOptions shrunk = options;
+    for (const auto &[name, value] : plan->defines)
+      shrunk.defines[name] = value;
+    return compileForGPU(source, fileName, shrunk);
+  }
   auto code = translateAndEmit(module, effective, Output::Binary);
   if (!code)
     return Result<GPUBinary>::failure(code.message());

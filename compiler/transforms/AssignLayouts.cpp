@@ -214,6 +214,9 @@ LogicalResult Assigner::visit(Operation *op) {
                   dropDimensions(getLayout(srcType), srcType.getShape(),
                                  {int64_t(int32_t(reduce.getAxis()))}));
   }
+  if (isa<DotOp>(op))
+    return op->emitError() << "the GPU targets do not lower dot in this version (the host "
+                              "target does)";
   bool elementwise = isa<AddPtrOp>(op) ||
                      (isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) &&
                       op->getNumRegions() == 0 && op->getNumResults() == 1);

@@ -278,14 +278,6 @@ ScalarKind scalarKind(Dtype t) {
   return ScalarKind::F32;
 }
 
-std::string typeName(const ParamInfo &p) {
-  static const char *const names[] = {"f32",    "f16", "bf16", "f8e4m3",
-                                      "f8e5m2", "i1",  "i8",   "u8",
-                                      "i16",    "i32", "i64"};
-  std::string scalar = names[static_cast<int>(p.kind)];
-  return p.isPointer ? "ptr<" + scalar + ">" : scalar;
-}
-
 /// The runtime parameters each kernel's .tile source declares.
 std::vector<ParamInfo> expectedParams(const std::string &kernel, Dtype t) {
   ScalarKind e = scalarKind(t);
@@ -336,8 +328,8 @@ std::string checkParams(const Runner &kernel, const NormCase &c) {
       continue;
     return format("%s: parameter %zu (%s) is %s, the %s case expects %s",
                   c.kernel.c_str(), i, have[i].name.c_str(),
-                  typeName(have[i]).c_str(), test::name(c.dtype),
-                  typeName(want[i]).c_str());
+                  paramTypeName(have[i]).c_str(), test::name(c.dtype),
+                  paramTypeName(want[i]).c_str());
   }
   return "";
 }

@@ -18,15 +18,35 @@ std::map<std::string, int64_t> parseAssumptions(const std::string &text) {
   }
   return out;
 }
+
+/// The value of part `name` in a tuning lookup's parts ("" when absent).
+std::string part(const std::vector<std::pair<std::string, std::string>> &parts,
+                 const std::string &name) {
+  for (auto &[n, v] : parts)
+    if (n == name)
+      return v;
+  return "";
+}
 } // namespace
 
-KernelCompiler embeddedCompiler(Signature signature, const Image *images, size_t count) {
+KernelCompiler embeddedCompiler(Signature signature, const Image *images, size_t count,
+                                const Tuned *tuned, size_t tunedCount) {
   KernelCompiler c;
   c.signature = [signature](const std::string &, const std::string &, const CompileOptions &) {
     return Result<Signature>(signature);
   };
   c.compile = [signature, images, count](const std::string &, const std::string &,
                                          const CompileOptions &options) -> Result<KernelBinary> {
+    // The configuration asked for: the tunables' values among the defines.
+    std::string config;
+    if (!signature.tunables.empty()) {
+      TuneConfig values;
+      for (const Tunable &t : signature.tunables) {
+        auto it = options.defines.find(t.name);
+        values[t.name] = it == options.defines.end() ? t.value : it->second;
+      }
+      config = configText(signature.tunables, values);
+    }
     const Image *best = nullptr;
     size_t bestAssumptions = 0;
     std::string targets;
@@ -35,6 +55,8 @@ KernelCompiler embeddedCompiler(Signature signature, const Image *images, size_t
       if (targets.find(image.target) == std::string::npos)
         targets += (targets.empty() ? "" : ", ") + std::string(image.target);
       if (options.target != image.target)
+        continue;
+      if (!signature.tunables.empty() && config != (image.config ? image.config : ""))
         continue;
       auto assumed = parseAssumptions(image.assumptions);
       bool holds = true;
@@ -49,6 +71,9 @@ KernelCompiler embeddedCompiler(Signature signature, const Image *images, size_t
         bestAssumptions = assumed.size();
       }
     }
+    if (!best && targets.find(options.target) != std::string::npos && !config.empty())
+      return Result<KernelBinary>::failure("kernel '" + signature.kernel + "' was not built with " +
+                                           config + " for " + options.target);
     if (!best)
       return Result<KernelBinary>::failure("kernel '" + signature.kernel + "' was not built for " +
                                            options.target + " (built for: " + targets + ")");
@@ -58,6 +83,23 @@ KernelCompiler embeddedCompiler(Signature signature, const Image *images, size_t
     b.image.assign(reinterpret_cast<const char *>(best->data), best->size);
     b.threads = best->threads;
     return b;
+  };
+  if (signature.tunables.empty())
+    return c;
+  // Dispatch on the tuning key: the configuration tuned for this target and
+  // key, else the defaults. The Runtime asks once per key and remembers.
+  std::vector<Tuned> table(tuned, tuned + tunedCount);
+  TuneConfig defaults;
+  for (const Tunable &t : signature.tunables)
+    defaults[t.name] = t.value;
+  std::string fallback = configText(signature.tunables, defaults);
+  c.lookupTuning = [table, fallback](const std::vector<std::pair<std::string, std::string>>
+                                         &parts) -> std::optional<std::string> {
+    std::string target = part(parts, "target"), key = part(parts, "key");
+    for (const Tuned &t : table)
+      if (target == t.target && key == t.key)
+        return std::string(t.config);
+    return fallback;
   };
   return c;
 }

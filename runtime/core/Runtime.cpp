@@ -53,16 +53,6 @@ std::string cudaTarget(int cc) {
   return "";
 }
 
-const char *kindName(ScalarKind k) {
-  static const char *names[] = {"f32", "f16", "bf16", "f8e4m3", "f8e5m2", "bool",
-                                "i8",  "u8",  "i16",  "i32",    "i64"};
-  return names[int(k)];
-}
-
-std::string paramText(const ParamInfo &p) {
-  return p.isPointer ? std::string("ptr<") + kindName(p.kind) + ">" : kindName(p.kind);
-}
-
 bool isFloat(ScalarKind k) {
   return k == ScalarKind::F32 || k == ScalarKind::F16 || k == ScalarKind::BF16 ||
          k == ScalarKind::F8E4M3 || k == ScalarKind::F8E5M2;
@@ -87,7 +77,8 @@ void packArg(const ParamInfo &p, const Arg &a, Slot &slot) {
   std::memcpy(slot.bytes, &a.i, 8);
 }
 
-/// "BLOCK=256 num_warps=4": the tuned parameters in declaration order.
+} // namespace
+
 std::string configText(const std::vector<Tunable> &tunables, const TuneConfig &config) {
   std::string text;
   for (const Tunable &t : tunables) {
@@ -99,8 +90,6 @@ std::string configText(const std::vector<Tunable> &tunables, const TuneConfig &c
   return text;
 }
 
-/// Reads configText()'s output back; false unless it names a candidate of
-/// every tunable and nothing else.
 bool parseConfig(const std::string &text, const std::vector<Tunable> &tunables,
                  TuneConfig &config) {
   config.clear();
@@ -120,6 +109,53 @@ bool parseConfig(const std::string &text, const std::vector<Tunable> &tunables,
   }
   return config.size() == tunables.size();
 }
+
+std::vector<Tunable> tunedParameters(const std::vector<Tunable> &tunables,
+                                     const std::map<std::string, std::string> &defines) {
+  std::vector<Tunable> out;
+  for (const Tunable &t : tunables)
+    if (!defines.count(t.name) && !t.candidates.empty())
+      out.push_back(t);
+  return out;
+}
+
+std::string tuningKeyText(const std::vector<ParamInfo> &params,
+                          const std::vector<size_t> &keyArgs, const std::vector<Arg> &args) {
+  std::string keyText;
+  for (size_t index : keyArgs) {
+    const Arg &a = args[index];
+    std::string value = a.kind == Arg::Kind::Int     ? std::to_string(a.i)
+                        : a.kind == Arg::Kind::Float ? std::to_string(a.f)
+                                                     : "ptr";
+    keyText += (keyText.empty() ? "" : ", ") + params[index].name + "=" + value;
+  }
+  return keyText;
+}
+
+std::vector<std::pair<std::string, std::string>>
+tuningParts(const std::string &target, const std::string &kernel, const std::string &source,
+            const CompileOptions &options, const std::vector<Tunable> &tuned,
+            const std::string &keyText) {
+  std::vector<std::pair<std::string, std::string>> parts = {
+      {"kind", "tuning"},
+      {"target", target},
+      {"kernel", kernel},
+      {"source", source},
+      {"num_warps", std::to_string(options.numWarps)},
+      {"opt", std::to_string(options.optLevel)},
+      {"key", keyText}};
+  for (auto &[name, value] : options.defines)
+    parts.push_back({"define:" + name, value});
+  for (const Tunable &t : tuned) {
+    std::string space;
+    for (auto &c : t.candidates)
+      space += c + ",";
+    parts.push_back({"tunable:" + t.name, space});
+  }
+  return parts;
+}
+
+namespace {
 
 /// Every configuration of the candidates, the first tunable varying slowest.
 std::vector<TuneConfig> configurations(const std::vector<Tunable> &tunables) {
@@ -210,12 +246,10 @@ Result<Kernel *> Runtime::loadSource(const std::string &source, const std::strin
   kernel->signature = sig->params;
   kernel->kernelName = sig->kernel;
   kernel->options.kernel = sig->kernel;
-  for (const Tunable &t : sig->tunables) {
+  kernel->tuned = tunedParameters(sig->tunables, options.defines);
+  for (const Tunable &t : sig->tunables)
     if (options.defines.count(t.name) || t.candidates.empty())
       kernel->fixed[t.name] = t.value;
-    else
-      kernel->tuned.push_back(t);
-  }
   if (!kernel->tuned.empty())
     for (const std::string &name : sig->tuneKey) {
       auto it = std::find_if(sig->params.begin(), sig->params.end(),
@@ -259,7 +293,7 @@ std::string Runtime::checkArgs(const Kernel &kernel, const std::vector<Arg> &arg
   for (size_t i = 0; i < params.size(); ++i) {
     const ParamInfo &p = params[i];
     const Arg &a = args[i];
-    std::string where = "argument " + std::to_string(i) + " ('" + p.name + "', " + paramText(p) + ")";
+    std::string where = "argument " + std::to_string(i) + " ('" + p.name + "', " + paramTypeName(p) + ")";
     if (p.isPointer && a.kind != Arg::Kind::Pointer)
       return where + " needs a pointer";
     if (p.isPointer && !a.ptr)
@@ -387,22 +421,8 @@ std::string Runtime::tune(Kernel &kernel, const GridFn &gridFn, const std::vecto
                           TuneConfig &chosen) {
   std::string label = "tuning " + kernel.name() + (keyText.empty() ? "" : " [" + keyText + "]");
   // Everything the choice depends on; the compiler adds its build id.
-  std::vector<std::pair<std::string, std::string>> parts = {
-      {"kind", "tuning"},
-      {"target", targetName},
-      {"kernel", kernel.name()},
-      {"source", kernel.source},
-      {"num_warps", std::to_string(kernel.options.numWarps)},
-      {"opt", std::to_string(kernel.options.optLevel)},
-      {"key", keyText}};
-  for (auto &[name, value] : kernel.options.defines)
-    parts.push_back({"define:" + name, value});
-  for (const Tunable &t : kernel.tuned) {
-    std::string space;
-    for (auto &c : t.candidates)
-      space += c + ",";
-    parts.push_back({"tunable:" + t.name, space});
-  }
+  std::vector<std::pair<std::string, std::string>> parts = tuningParts(
+      targetName, kernel.name(), kernel.source, kernel.options, kernel.tuned, keyText);
   auto remember = [&](const TuneConfig &config) {
     std::lock_guard<std::mutex> lock(kernel.mutex);
     kernel.choices[keyText] = config;
@@ -540,14 +560,7 @@ std::string Runtime::launch(Kernel *kernel, const GridFn &gridFn, const std::vec
   std::string specKey = variantKey(*kernel, args, divisibility);
   TuneConfig config;
   if (!kernel->tuned.empty()) {
-    std::string keyText;
-    for (size_t index : kernel->tuneKeyArgs) {
-      const Arg &a = args[index];
-      std::string value = a.kind == Arg::Kind::Int     ? std::to_string(a.i)
-                          : a.kind == Arg::Kind::Float ? std::to_string(a.f)
-                                                       : "ptr";
-      keyText += (keyText.empty() ? "" : ", ") + kernel->params()[index].name + "=" + value;
-    }
+    std::string keyText = tuningKeyText(kernel->params(), kernel->tuneKeyArgs, args);
     auto find = [&]() -> bool {
       std::lock_guard<std::mutex> lock(kernel->mutex);
       auto it = kernel->choices.find(keyText);

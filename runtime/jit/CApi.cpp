@@ -4,13 +4,19 @@
 #include "tile/Runtime.h"
 
 #include <cstring>
-
-struct tile_runtime {
-  std::unique_ptr<tile::Runtime> runtime;
-};
+#include <mutex>
+#include <vector>
 
 struct tile_kernel {
   tile::Kernel *kernel;
+};
+
+/// Owns the runtime and the handles tile_kernel_load gave out: both live until
+/// tile_runtime_destroy.
+struct tile_runtime {
+  std::unique_ptr<tile::Runtime> runtime;
+  std::mutex mutex;
+  std::vector<std::unique_ptr<tile_kernel>> kernels;
 };
 
 namespace {
@@ -66,7 +72,9 @@ int tile_kernel_load(tile_runtime *runtime, const char *source, const char *file
   auto k = runtime->runtime->loadSource(source, fileName ? fileName : "<source>", options);
   if (!k)
     return fail(k.message(), error, errorSize);
-  *out = new tile_kernel{*k};
+  std::lock_guard<std::mutex> lock(runtime->mutex);
+  runtime->kernels.push_back(std::make_unique<tile_kernel>(tile_kernel{*k}));
+  *out = runtime->kernels.back().get();
   return 0;
 }
 
@@ -78,14 +86,22 @@ int tile_launch(tile_runtime *runtime, tile_kernel *kernel, const uint32_t grid[
   std::vector<tile::Arg> values;
   for (size_t i = 0; i < numArgs; ++i) {
     const tile_arg &a = args[i];
-    switch (a.kind) {
-    case TILE_ARG_POINTER: values.push_back(tile::Arg::pointer(a.ptr)); break;
-    case TILE_ARG_INT: values.push_back(tile::Arg::integer(a.i)); break;
-    case TILE_ARG_FLOAT: values.push_back(tile::Arg::real(a.f)); break;
-    default:
-      return fail("tile_launch: argument " + std::to_string(i) + " has an unknown kind", error,
-                  errorSize);
-    }
+    // A C caller may store any integer in `kind`; in C++ reading a value
+    // outside the enumerators' range as tile_arg_kind is undefined, so the
+    // raw integer is read and checked first.
+    int kind;
+    static_assert(sizeof kind == sizeof a.kind);
+    std::memcpy(&kind, &a.kind, sizeof kind);
+    if (kind == TILE_ARG_POINTER)
+      values.push_back(tile::Arg::pointer(a.ptr));
+    else if (kind == TILE_ARG_INT)
+      values.push_back(tile::Arg::integer(a.i));
+    else if (kind == TILE_ARG_FLOAT)
+      values.push_back(tile::Arg::real(a.f));
+    else
+      return fail("tile_launch: argument " + std::to_string(i) + " has an unknown kind (" +
+                      std::to_string(kind) + ")",
+                  error, errorSize);
   }
   std::string err =
       runtime->runtime->launch(kernel->kernel, {grid[0], grid[1], grid[2]}, values, stream);

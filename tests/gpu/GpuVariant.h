@@ -28,15 +28,6 @@ struct Variant {
   void *function = nullptr;
 };
 
-inline ScalarKind parseKind(const std::string &s) {
-  static const char *names[] = {"f32", "f16", "bf16", "f8e4m3", "f8e5m2", "bool",
-                                "i8",  "u8",  "i16",  "i32",    "i64"};
-  for (int i = 0; i < 11; ++i)
-    if (s == names[i])
-      return ScalarKind(i);
-  return ScalarKind::I64;
-}
-
 inline std::string readVariant(const std::string &path, Variant &v) {
   std::ifstream ptx(path), meta(path + ".meta");
   if (!ptx || !meta)
@@ -58,7 +49,7 @@ inline std::string readVariant(const std::string &path, Variant &v) {
       bool isPtr = type.rfind("ptr<", 0) == 0;
       if (isPtr)
         type = type.substr(4, type.size() - 5);
-      v.params.push_back({name, parseKind(type), isPtr});
+      v.params.push_back({name, parseScalarKind(type).value_or(ScalarKind::I64), isPtr});
     } else {
       std::string rest;
       std::getline(meta, rest);

@@ -6,9 +6,14 @@
 // then times the bandwidth shapes with CUDA events (L2 flushed before each
 // launch) next to a device-to-device copy.
 //
-//   norm-gpu DIR [--check-only|--time-only]
+//   norm-gpu DIR [--check-only|--time-only] [--shard I/N]
+//
+// --shard I/N runs the checks numbered I, I+N, I+2N, ... only (0 <= I < N):
+// N such processes at once share the float64 references among the CPU cores
+// (bench/suite.py does this); each case keeps its seed whatever the sharding.
 //
 //===----------------------------------------------------------------------===//
+#include "GpuVariant.h"
 #include "NormCheck.h"
 #include "tile/CudaDriver.h"
 
@@ -24,112 +29,17 @@ using tile::test::Dtype;
 
 namespace {
 
-struct Variant {
-  std::string kernel, ptx;
-  std::vector<ParamInfo> params;
-  unsigned threads = 0, sharedBytes = 0;
-  void *function = nullptr;
-};
-
-ScalarKind parseKind(const std::string &s) {
-  static const char *names[] = {"f32", "f16", "bf16", "f8e4m3", "f8e5m2", "bool",
-                                "i8",  "u8",  "i16",  "i32",    "i64"};
-  for (int i = 0; i < 11; ++i)
-    if (s == names[i])
-      return ScalarKind(i);
-  return ScalarKind::I64;
-}
-
-std::string readVariant(const std::string &path, Variant &v) {
-  std::ifstream ptx(path), meta(path + ".meta");
-  if (!ptx || !meta)
-    return "cannot read " + path + " or its .meta";
-  std::stringstream ss;
-  ss << ptx.rdbuf();
-  v.ptx = ss.str();
-  std::string key;
-  while (meta >> key) {
-    if (key == "kernel")
-      meta >> v.kernel;
-    else if (key == "threads")
-      meta >> v.threads;
-    else if (key == "shared_bytes")
-      meta >> v.sharedBytes;
-    else if (key == "param") {
-      std::string name, type;
-      meta >> name >> type;
-      bool isPtr = type.rfind("ptr<", 0) == 0;
-      if (isPtr)
-        type = type.substr(4, type.size() - 5);
-      v.params.push_back({name, parseKind(type), isPtr});
-    } else {
-      std::string rest;
-      std::getline(meta, rest);
-    }
-  }
-  return "";
-}
-
-/// Packs one argument for cuLaunchKernel.
-struct ArgSlot {
-  alignas(8) unsigned char bytes[8] = {};
-};
-
-void packScalar(const ParamInfo &p, const Arg &a, ArgSlot &slot) {
-  if (p.kind == ScalarKind::F32) {
-    float f = float(a.kind == Arg::Kind::Float ? a.f : double(a.i));
-    std::memcpy(slot.bytes, &f, 4);
-    return;
-  }
-  std::memcpy(slot.bytes, &a.i, 8);
-}
-
-class GpuRunner {
-public:
-  explicit GpuRunner(cuda::Driver &driver) : driver(driver) {}
-
-  /// A norms::Launcher over device copies of the host buffers.
-  std::string launch(Variant &v, std::array<uint32_t, 3> grid, const std::vector<Arg> &args,
-                     const std::vector<size_t> &bytes) {
-    std::vector<cuda::DevicePtr> device(args.size(), 0);
-    std::vector<ArgSlot> slots(args.size());
-    std::vector<void *> pointers(args.size());
-    std::string err;
-    for (size_t i = 0; i < args.size() && err.empty(); ++i) {
-      pointers[i] = slots[i].bytes;
-      if (!v.params[i].isPointer) {
-        packScalar(v.params[i], args[i], slots[i]);
-        continue;
-      }
-      err = driver.alloc(std::max<size_t>(bytes[i], 1), device[i]);
-      if (err.empty())
-        err = driver.copyToDevice(device[i], args[i].ptr, bytes[i]);
-      std::memcpy(slots[i].bytes, &device[i], 8);
-    }
-    unsigned g[3] = {grid[0], grid[1], grid[2]};
-    if (err.empty())
-      err = driver.launch(v.function, g, v.threads, 0, pointers);
-    if (err.empty())
-      err = driver.synchronize();
-    for (size_t i = 0; i < args.size(); ++i) {
-      if (!device[i])
-        continue;
-      if (err.empty())
-        err = driver.copyToHost(const_cast<void *>(args[i].ptr), device[i], bytes[i]);
-      driver.free(device[i]);
-    }
-    return err;
-  }
-
-private:
-  cuda::Driver &driver;
-};
+using test::ArgSlot;
+using test::GpuRunner;
+using test::readVariant;
+using test::Variant;
 
 const char *dtypeName(Dtype d) { return test::name(d); }
 
-int runChecks(cuda::Driver &driver, std::map<std::string, Variant> &variants) {
+int runChecks(cuda::Driver &driver, std::map<std::string, Variant> &variants, int shard,
+              int shards) {
   GpuRunner runner(driver);
-  int failures = 0, rows = 0;
+  int failures = 0, rows = 0, index = 0;
   std::printf("%-20s %-5s %-7s %6s %6s %6s %10s %9s  %s\n", "kernel", "dtype", "variant", "M",
               "N", "stride", "max ulp", "err/bnd", "result");
   for (const std::string &kernel : norms::normKernelNames()) {
@@ -158,12 +68,15 @@ int runChecks(cuda::Driver &driver, std::map<std::string, Variant> &variants) {
               if (m == 32768 && !(n == 4096 && div16 && !strided && dtype == Dtype::BF16 &&
                                   kernel == "rms_norm"))
                 continue;
+              int caseIndex = index++;
+              if (caseIndex % shards != shard)
+                continue;
               norms::NormCase c{kernel, dtype, m, n, strided};
               auto launcher = [&](std::array<uint32_t, 3> grid, const std::vector<Arg> &args,
                                   const std::vector<size_t> &bytes) {
                 return runner.launch(v, grid, args, bytes);
               };
-              auto r = norms::runNormCase(v.params, launcher, c, 7000 + rows);
+              auto r = norms::runNormCase(v.params, launcher, c, 7000 + caseIndex);
               ++rows;
               failures += !r.pass;
               if (!r.pass || m >= 83)
@@ -177,6 +90,8 @@ int runChecks(cuda::Driver &driver, std::map<std::string, Variant> &variants) {
       }
     }
   }
+  if (shards > 1)
+    std::printf("\nshard %d/%d: %d of %d cases\n", shard, shards, rows, index);
   std::printf("\ngpu checks: %d passed, %d failed\n", rows - failures, failures);
   return failures;
 }
@@ -334,11 +249,26 @@ int runTimings(cuda::Driver &driver, std::map<std::string, Variant> &variants) {
 } // namespace
 
 int main(int argc, char **argv) {
+  const char *usage = "usage: norm-gpu DIR [--check-only|--time-only] [--shard I/N]\n";
   if (argc < 2) {
-    std::fprintf(stderr, "usage: norm-gpu DIR [--check-only|--time-only]\n");
+    std::fprintf(stderr, "%s", usage);
     return 2;
   }
-  std::string dir = argv[1], mode = argc > 2 ? argv[2] : "";
+  std::string dir = argv[1], mode;
+  int shard = 0, shards = 1;
+  for (int i = 2; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--check-only" || a == "--time-only") {
+      mode = a;
+    } else if (a == "--shard" && i + 1 < argc &&
+               std::sscanf(argv[i + 1], "%d/%d", &shard, &shards) == 2 && shards >= 1 &&
+               shard >= 0 && shard < shards) {
+      ++i;
+    } else {
+      std::fprintf(stderr, "norm-gpu: bad argument '%s'\n%s", argv[i], usage);
+      return 2;
+    }
+  }
   std::string error;
   auto driver = cuda::Driver::open(0, error);
   if (!driver) {
@@ -378,7 +308,7 @@ int main(int argc, char **argv) {
   }
   int failures = 0;
   if (mode != "--time-only")
-    failures += runChecks(*driver, variants);
+    failures += runChecks(*driver, variants, shard, shards);
   if (mode != "--check-only")
     failures += runTimings(*driver, variants);
   return failures ? 1 : 0;

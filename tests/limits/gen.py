@@ -83,6 +83,14 @@ KINDS = {
     "big-string": (MB10, lambda n: HEAD + '  static_assert(false, "' + "x" * n + '");\n}\n'),
     "big-parens": (MB10, lambda n: HEAD + "  let a = " + "(" * n + "\n}\n"),
     "big-nul": (MB10, lambda n: "\0" * n),
+    # Lines of about n bytes with the error in the middle (the echoed line is
+    # clipped on both sides), at the start, and in the middle between 3-byte
+    # UTF-8 characters.
+    "long-line-middle": (MB10, lambda n: HEAD + "  let a = 0;" + " a = a + 1;" * (n // 22) + " let e = nope;"
+                         + " a = a + 1;" * (n // 22) + "\n}\n"),
+    "long-line-start": (MB10, lambda n: HEAD + "  let e = nope; // " + "x" * n + "\n}\n"),
+    "long-line-utf8": (MB10, lambda n: HEAD + "  /* " + "\u20ac" * (n // 6) + " */ let e = nope; /* "
+                       + "\u20ac" * (n // 6) + " */\n}\n"),
 }
 
 if __name__ == "__main__":
@@ -90,4 +98,4 @@ if __name__ == "__main__":
         sys.exit("usage: gen.py KIND [N]; kinds: " + " ".join(KINDS))
     default, make = KINDS[sys.argv[1]]
     n = int(sys.argv[2]) if len(sys.argv) == 3 else default
-    sys.stdout.write(make(n))
+    sys.stdout.buffer.write(make(n).encode("utf-8"))

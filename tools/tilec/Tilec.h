@@ -5,7 +5,7 @@
 #include "tile/Tile.h"
 
 #include <string>
-#include <vector>
+#include <utility>
 #include <vector>
 
 namespace tilec {
@@ -16,11 +16,46 @@ enum ExitCode { kOk = 0, kCompileError = 1, kUsageError = 2, kCheckFailed = 3 };
 /// Writes a diagnostic text to stderr, ending it with a newline.
 void printDiagnostics(const std::string &text);
 
+/// Where `tilec aot` finds tuned configurations to embed.
+struct AotTuning {
+  /// A tuned-configs file (`tilec tune` output lines); empty: none.
+  std::string file;
+  /// The disk cache to read choices from (empty: the default location).
+  std::string cacheDir;
+  bool noCache = false;
+};
+
 /// `tilec aot`: writes OUTDIR/<kernel>.{h,cpp} with one embedded image per
-/// target and variant (the generic build plus each `variants` entry).
+/// target, variant (the generic build plus each `variants` entry) and
+/// configuration (the defaults plus each tuned one), and the table of tuned
+/// configurations the launcher dispatches on.
 int runAot(const std::string &file, const std::string &source, tile::CompileOptions options,
            const std::vector<std::string> &targets, const std::vector<std::string> &variants,
-           const std::string &outDir);
+           const std::string &outDir, const AotTuning &tuning);
+
+/// Options of `tilec tune` beyond the common ones (TuneCommand.cpp).
+struct TuneArgs {
+  /// --key NAME=VALUE, --arg NAME=VALUE, --buffer NAME=EXPR, in order.
+  std::vector<std::pair<std::string, std::string>> keys, args, buffers;
+  std::string grid, elements, config;
+  unsigned repeats = 10, threads = 0;
+  bool force = false;
+};
+
+/// Parses the tune option at args[i] (advancing i past its value) into
+/// `out`; `matched` says whether it was one. Returns an error text or "".
+std::string parseTuneFlag(const std::vector<std::string> &args, size_t &i, TuneArgs &out,
+                          bool &matched);
+
+/// `tilec tune`: tunes `options.kernel` of FILE for one key on the device
+/// found for `options.target` ("auto": CUDA, HIP, else the host CPU), stores
+/// the choice in the disk cache and prints it as a tuned-configs line.
+/// `tilec budget`: prints the kernel's shared memory plan for a GPU target.
+int runBudget(const std::string &file, const std::string &source,
+              const tile::CompileOptions &options);
+
+int runTune(const std::string &file, const std::string &source, tile::CompileOptions options,
+            const TuneArgs &args, const std::string &cacheDir);
 
 /// `tilec selftest [DIR]`: checks every kernel under DIR and runs the norm
 /// kernels on the host CPU against their references.

@@ -30,6 +30,11 @@ commands:
   emit FILE           print one stage of the pipeline for a kernel of FILE
   compile FILE        compile a kernel of FILE for a GPU target (PTX or an HSA
                       code object, + metadata)
+  aot FILE            write a C++ launcher with the kernel's images embedded
+  budget FILE         show a kernel's shared memory (LDS) buffers, the target's
+                      limit and occupancy budget, and the tunables shrunk to fit
+  tune FILE           autotune a kernel's tunable parameters for one key on
+                      this machine's device and store the choice in the cache
   selftest [DIR]      check every .tile under DIR (default: kernels) and run the
                       norm kernels on the host CPU against their references
   cache info|list|clear
@@ -39,6 +44,20 @@ Run 'tilec <command> --help' for the options of a command.
 
 exit codes: 0 success, 1 the source has errors, 2 bad command line or
 unreadable file, 3 a selftest check failed
+)";
+
+const char *kBudgetUsage = R"(usage: tilec budget FILE --target=T [-D NAME=VALUE]... [--kernel NAME]
+                    [--num-warps=N] [--occupancy=N]
+
+Lays the kernel out for GPU target T and prints its shared memory (LDS on
+AMD) buffers after reuse, the target's per-workgroup limit for the static
+shared array (NVIDIA 48 KiB, AMD the CU's LDS), and the budget that leaves
+room for --occupancy workgroups per SM / CU (default 2; 90% of the SM's /
+CU's memory divided among them). When the kernel does not fit, tunable
+parameters the command line does not fix with -D are halved, the one that
+saves the most bytes first and never below their smallest candidate, as
+`tilec compile` does; when nothing fits it fails (exit 1) listing every
+buffer.
 )";
 
 const char *kCheckUsage = R"(usage: tilec check FILE [-D NAME=VALUE]... [--kernel NAME]
@@ -83,6 +102,7 @@ vectorised; the caller must only launch it with such arguments.
 
 const char *kAotUsage = R"(usage: tilec aot FILE --target=T1,T2,... -o DIR [-D NAME=VALUE]... [--kernel NAME]
                  [--num-warps=N] [--variant NAME=DIV,NAME=DIV]...
+                 [--tuned FILE] [--cache-dir DIR] [--no-cache]
 
 Compiles the kernel for every target (sm_80, sm_89, sm_90, sm_90a) as a generic
 build plus one build per --variant (specialised on those parameters being
@@ -92,6 +112,48 @@ tile_aot::<kernel>(grid, args..., stream), that picks the image for the device
 it runs on and the most specialised variant the arguments allow. The
 generated code needs only tilec's runtime/core, cuda/ and hip/ sources (no LLVM)
 and the GPU driver at run time.
+
+Tuned configurations: for a kernel with tunable parameters that -D leaves
+open, the choices `tilec tune` made for these targets are embedded: those in
+the disk cache (DIR as for `tilec cache`; --no-cache: none) that match this
+source, its defines and --num-warps, and the lines of --tuned FILE (the lines
+`tilec tune` prints: KERNEL TARGET [KEY] CONFIG; '#' starts a comment; they
+take precedence). Each configuration is built besides the defaults, and the
+launcher dispatches on the key arguments: a tuned key runs its configuration,
+any other the defaults. A second launcher takes a grid function of the
+configuration, tile_aot::<kernel>(tile::GridFn, args..., stream).
+)";
+
+const char *kTuneUsage = R"(usage: tilec tune FILE --key NAME=VALUE... --grid EXPR[,EXPR[,EXPR]]
+                  [--target=auto|host|T] [-D NAME=VALUE]... [--kernel NAME] [--num-warps=N]
+                  [--arg NAME=VALUE]... [--elements EXPR] [--buffer NAME=EXPR]...
+                  [--repeats N] [--threads N] [--force] [--cache-dir DIR]
+       tilec tune FILE --key NAME=VALUE... --config 'NAME=VALUE ...' --target=T [...]
+
+Tunes the kernel's tunable compile-time parameters (`NAME: int = 128 in [32,
+256]`, `NAME: int = 4 in {4, 8}`) that -D leaves open, for one tuning key,
+ahead of time and as the runtime does on a first launch: every configuration
+is compiled (in parallel, --threads), launched once and timed --repeats times
+(default 10) on synthetic arguments, and the fastest is stored in the disk
+cache, where tile::Runtime finds it for the same source, defines, warps,
+target and key. Progress goes to stderr; stdout gets one line,
+KERNEL TARGET [KEY] CONFIG, which `tilec aot --tuned` reads.
+
+--target    auto (default): the first CUDA device, else HIP, else the host
+            CPU. A GPU target that this machine has no device for falls back
+            to the host CPU, with a warning (the choice is then the host's).
+--key       a value for every parameter of the kernel's key(...).
+--arg       a value for every other scalar parameter.
+--grid      programs per axis: integer expressions (+ - * / %, cdiv(a, b),
+            min, max) over the integer arguments, the -D values and the
+            tunables, e.g. --grid 'cdiv(n, BLOCK)'.
+--elements  elements of every pointer argument (default: the product of the
+            integer key values); --buffer NAME=EXPR sizes one. Tunables take
+            their largest candidate here. Floats are uniform in [-1, 1),
+            integers zero.
+--force     tune even when the cache holds a choice for this key.
+--config    store the given configuration for --target without timing it (a
+            choice made elsewhere); it must compile.
 )";
 
 const char *kSelftestUsage = R"(usage: tilec selftest [DIR] [--quick]
@@ -129,13 +191,23 @@ struct CommonArgs {
   bool noCache = false;
   std::string cacheDir;
   std::vector<std::string> variants;
+  std::string tuned;
+  tilec::TuneArgs tune;
   tile::CompileOptions options;
 };
 
 /// Parses the options shared by the commands; returns an error text.
-std::string parseArgs(const std::vector<std::string> &args, bool wantStage, CommonArgs &out) {
+std::string parseArgs(const std::vector<std::string> &args, bool wantStage, CommonArgs &out,
+                      const std::string &command = "") {
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string &a = args[i];
+    if (command == "tune") {
+      bool matched = false;
+      if (std::string err = parseTuneFlag(args, i, out.tune, matched); !err.empty())
+        return err;
+      if (matched)
+        continue;
+    }
     auto value = [&](const std::string &flag, std::string &dst) -> std::string {
       if (a.size() > flag.size() && a.compare(0, flag.size() + 1, flag + "=") == 0) {
         dst = a.substr(flag.size() + 1);
@@ -181,6 +253,15 @@ std::string parseArgs(const std::vector<std::string> &args, bool wantStage, Comm
         err = "--assume " + spec + ": expected NAME=DIVISOR";
       else if (err.empty())
         out.options.divisibility[spec.substr(0, eq)] = div;
+    } else if (a == "--occupancy" || a.rfind("--occupancy=", 0) == 0) {
+      std::string v;
+      err = value("--occupancy", v);
+      char *end = nullptr;
+      long n = err.empty() ? std::strtol(v.c_str(), &end, 10) : 0;
+      if (err.empty() && (!end || *end || n < 1 || n > 64))
+        err = "--occupancy must be 1 to 64 workgroups per SM/CU, got '" + v + "'";
+      else if (err.empty())
+        out.options.occupancy = unsigned(n);
     } else if (a == "--code-object" || a.rfind("--code-object=", 0) == 0) {
       std::string v;
       err = value("--code-object", v);
@@ -196,6 +277,8 @@ std::string parseArgs(const std::vector<std::string> &args, bool wantStage, Comm
       std::string v;
       err = value("--variant", v);
       out.variants.push_back(v);
+    } else if (command == "aot" && (a == "--tuned" || a.rfind("--tuned=", 0) == 0)) {
+      err = value("--tuned", out.tuned);
     } else if (a == "--no-cache") {
       out.noCache = true;
     } else if (a == "--cache-dir" || a.rfind("--cache-dir=", 0) == 0) {
@@ -269,12 +352,6 @@ int runEmit(const CommonArgs &args) {
   return kOk;
 }
 
-const char *kindName(tile::ScalarKind k) {
-  static const char *names[] = {"f32", "f16", "bf16", "f8e4m3", "f8e5m2", "bool",
-                                "i8",  "u8",  "i16",  "i32",    "i64"};
-  return names[int(k)];
-}
-
 int runCompile(const CommonArgs &args) {
   if (args.output.empty())
     return usageError("compile needs -o OUT");
@@ -321,8 +398,7 @@ int runCompile(const CommonArgs &args) {
   meta << "kernel " << binary->kernel << "\ntarget " << args.options.target << "\nthreads "
        << binary->threads << "\nshared_bytes " << binary->sharedBytes << "\n";
   for (auto &p : binary->params)
-    meta << "param " << p.name << " " << (p.isPointer ? "ptr<" : "") << kindName(p.kind)
-         << (p.isPointer ? ">" : "") << "\n";
+    meta << "param " << p.name << " " << tile::paramTypeName(p) << "\n";
   if (!meta)
     return usageError("cannot write '" + args.output + ".meta'");
   return kOk;
@@ -348,6 +424,8 @@ int main(int argc, char **argv) {
                      : command == "emit"     ? kEmitUsage
                      : command == "compile"  ? kCompileUsage
                      : command == "aot"      ? kAotUsage
+                     : command == "tune"     ? kTuneUsage
+                     : command == "budget"   ? kBudgetUsage
                      : command == "selftest" ? kSelftestUsage
                                              : nullptr;
   if (!help)
@@ -356,8 +434,10 @@ int main(int argc, char **argv) {
     if (a == "--help" || a == "-h")
       return fmt::print("{}", help), kOk;
   CommonArgs parsed;
-  std::string err =
-      parseArgs(args, command == "emit" || command == "compile" || command == "aot", parsed);
+  if (command == "tune")
+    parsed.options.target = "auto";
+  std::string err = parseArgs(
+      args, command == "emit" || command == "compile" || command == "aot", parsed, command);
   if (!err.empty())
     return usageError(err);
   if (command == "selftest")
@@ -366,6 +446,21 @@ int main(int argc, char **argv) {
     return usageError(command + " needs a FILE");
   if (command == "compile")
     return runCompile(parsed);
+  if (command == "budget") {
+    if (parsed.options.target == "host")
+      return usageError("budget needs a GPU --target (sm_80, sm_89, sm_90, sm_90a, gfx90a, "
+                        "gfx942, gfx950)");
+    std::string source;
+    if (!readFile(parsed.file, source))
+      return usageError("cannot read '" + parsed.file + "' (not a readable regular file)");
+    return runBudget(parsed.file, source, parsed.options);
+  }
+  if (command == "tune") {
+    std::string source;
+    if (!readFile(parsed.file, source))
+      return usageError("cannot read '" + parsed.file + "' (not a readable regular file)");
+    return runTune(parsed.file, source, parsed.options, parsed.tune, parsed.cacheDir);
+  }
   if (command == "aot") {
     std::string source;
     if (!readFile(parsed.file, source))
@@ -380,7 +475,8 @@ int main(int argc, char **argv) {
         targets.push_back(t);
     if (targets.empty() || parsed.options.target == "host")
       return usageError("aot needs --target with GPU targets, e.g. --target=sm_80,sm_90a");
-    return runAot(parsed.file, source, parsed.options, targets, parsed.variants, parsed.output);
+    return runAot(parsed.file, source, parsed.options, targets, parsed.variants, parsed.output,
+                  {parsed.tuned, parsed.cacheDir, parsed.noCache});
   }
   return command == "check" ? runCheck(parsed) : runEmit(parsed);
 }

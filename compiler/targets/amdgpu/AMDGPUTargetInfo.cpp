@@ -30,6 +30,9 @@ public:
   unsigned warpSize() const override { return kWaveSize; }
   unsigned maxThreadsPerBlock() const override { return 1024; }
   int64_t sharedMemoryPerBlock() const override { return chip.ldsPerWorkgroup; }
+  int64_t staticSharedMemoryPerBlock() const override { return chip.ldsPerWorkgroup; }
+  // gfx90a/gfx942 (64 KiB) and gfx950 (160 KiB): a workgroup may use a whole CU's LDS.
+  int64_t sharedMemoryPerCU() const override { return chip.ldsPerWorkgroup; }
   unsigned globalAddressSpace() const override {
     return ROCDL::ROCDLDialect::kGlobalMemoryAddressSpace;
   }

@@ -1,10 +1,30 @@
-//===- HostJit.cpp - host-CPU kernels through MLIR's ExecutionEngine ------===//
+//===- HostJit.cpp - host-CPU kernels through an ORC LLJIT ---------------===//
+//
+// The kernel's LLVM IR is compiled by an LLJIT set up like MLIR's
+// ExecutionEngine (RuntimeDyld, SectionMemoryManager, process symbols) but
+// with ORC's inactive platform: tile kernels have no global constructors or
+// destructors, and ExecutionEngine's generic IR platform JIT-compiles its
+// deinitialisers in ~ExecutionEngine. That made a HostKernel destroyed after
+// main returns (owned by a static) run LLVM's code generator after the
+// statics it uses were destroyed: "error: scalar-to-vector conversion
+// failed" and exit(1), or a crash. Nothing is compiled on destruction now
+// (tests/runtime/HostExitTest.cpp).
+//
+//===----------------------------------------------------------------------===//
 #include "tile/Pipeline/Pipeline.h"
 
-#include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/Target/LLVMIR/Export.h"
 
 #include "llvm/ADT/APFloat.h"
+#include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/ExecutionEngine/Orc/LLJIT.h"
+#include "llvm/ExecutionEngine/Orc/RTDyldObjectLinkingLayer.h"
+#include "llvm/ExecutionEngine/SectionMemoryManager.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
 #include "llvm/Support/TargetSelect.h"
 
 #include <algorithm>
@@ -18,7 +38,7 @@ public:
   std::string name;
   std::vector<ParamInfo> params;
   std::unique_ptr<mlir::MLIRContext> context;
-  std::unique_ptr<mlir::ExecutionEngine> engine;
+  std::unique_ptr<llvm::orc::LLJIT> jit;
   void (*entry)(void **) = nullptr;
 };
 
@@ -29,16 +49,6 @@ namespace {
 struct Slot {
   alignas(8) unsigned char bytes[8] = {};
 };
-
-const char *kindName(ScalarKind k) {
-  static const char *names[] = {"f32", "f16", "bf16", "f8e4m3", "f8e5m2", "bool",
-                                "i8",  "u8",  "i16",  "i32",    "i64"};
-  return names[int(k)];
-}
-
-std::string paramName(const ParamInfo &p) {
-  return p.isPointer ? std::string("ptr<") + kindName(p.kind) + ">" : kindName(p.kind);
-}
 
 /// Encodes a float argument in the parameter's format.
 void encodeFloat(ScalarKind kind, double v, Slot &slot) {
@@ -75,10 +85,87 @@ std::string encodeInt(const ParamInfo &p, int64_t v, Slot &slot) {
   default: break;
   }
   if (v < lo || v > hi)
-    return "argument '" + p.name + "' (" + paramName(p) + "): value " + std::to_string(v) +
+    return "argument '" + p.name + "' (" + paramTypeName(p) + "): value " + std::to_string(v) +
            " is out of range";
   std::memcpy(slot.bytes, &v, 8); // little-endian: the low bytes are the value
   return "";
+}
+
+/// Adds `void <name>.packed(void **args)`, which loads each argument of
+/// `name` from the pointer in args[i] and calls it (MLIR's packed interface).
+llvm::Function *addPackedWrapper(llvm::Module &module, llvm::Function &func) {
+  llvm::LLVMContext &ctx = module.getContext();
+  llvm::IRBuilder<> builder(ctx);
+  auto *type = llvm::FunctionType::get(builder.getVoidTy(), {builder.getPtrTy()}, false);
+  auto *wrapper = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage,
+                                         func.getName() + ".packed", module);
+  builder.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", wrapper));
+  llvm::Value *argList = wrapper->arg_begin();
+  llvm::SmallVector<llvm::Value *, 16> args;
+  for (auto [index, arg] : llvm::enumerate(func.args())) {
+    llvm::Value *slot = builder.CreateLoad(
+        builder.getPtrTy(), builder.CreateConstGEP1_64(builder.getPtrTy(), argList, index));
+    args.push_back(builder.CreateLoad(arg.getType(), slot));
+  }
+  builder.CreateCall(&func, args);
+  builder.CreateRetVoid();
+  return wrapper;
+}
+
+/// Compiles `module` (LLVM dialect) and returns the JIT holding it, with the
+/// packed entry point of `name` in `entry`.
+llvm::Expected<std::unique_ptr<llvm::orc::LLJIT>>
+createJit(mlir::ModuleOp module, const std::string &name, unsigned optLevel,
+          void (*&entry)(void **)) {
+  auto tmBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!tmBuilder)
+    return tmBuilder.takeError();
+  tmBuilder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  auto tm = tmBuilder->createTargetMachine();
+  if (!tm)
+    return tm.takeError();
+  auto llvmContext = std::make_unique<llvm::LLVMContext>();
+  auto llvmModule = mlir::translateModuleToLLVMIR(module, *llvmContext);
+  if (!llvmModule)
+    return llvm::createStringError("could not translate the kernel to LLVM IR");
+  llvmModule->setDataLayout((*tm)->createDataLayout());
+  llvmModule->setTargetTriple((*tm)->getTargetTriple());
+  llvm::Function *func = llvmModule->getFunction(name);
+  if (!func || func->isDeclaration() || !func->getReturnType()->isVoidTy())
+    return llvm::createStringError("no kernel function '" + name + "' in the LLVM IR");
+  std::string packedName = addPackedWrapper(*llvmModule, *func)->getName().str();
+  if (llvm::Error err = mlir::makeOptimizingTransformer(optLevel, 0, nullptr)(llvmModule.get()))
+    return std::move(err);
+  llvm::DataLayout dataLayout = llvmModule->getDataLayout();
+
+  auto jit = llvm::orc::LLJITBuilder()
+                 .setJITTargetMachineBuilder(std::move(*tmBuilder))
+                 .setDataLayout(dataLayout)
+                 // No platform: nothing to run at initialisation or teardown.
+                 .setPlatformSetUp(llvm::orc::setUpInactivePlatform)
+                 .setObjectLinkingLayerCreator([](llvm::orc::ExecutionSession &session) {
+                   return std::make_unique<llvm::orc::RTDyldObjectLinkingLayer>(
+                       session, [](const llvm::MemoryBuffer &) {
+                         return std::make_unique<llvm::SectionMemoryManager>();
+                       });
+                 })
+                 .create();
+  if (!jit)
+    return jit.takeError();
+  // Calls into the C library and the runtime resolve in this process.
+  auto processSymbols = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
+      dataLayout.getGlobalPrefix());
+  if (!processSymbols)
+    return processSymbols.takeError();
+  (*jit)->getMainJITDylib().addGenerator(std::move(*processSymbols));
+  if (llvm::Error err = (*jit)->addIRModule(
+          llvm::orc::ThreadSafeModule(std::move(llvmModule), std::move(llvmContext))))
+    return std::move(err);
+  auto address = (*jit)->lookup(packedName);
+  if (!address)
+    return address.takeError();
+  entry = address->toPtr<void (*)(void **)>();
+  return std::move(*jit);
 }
 
 } // namespace
@@ -103,7 +190,7 @@ std::string HostKernel::launch(std::array<uint32_t, 3> grid, const std::vector<A
   for (size_t i = 0; i < params.size(); ++i) {
     const ParamInfo &p = params[i];
     const Arg &a = args[i];
-    std::string where = "argument " + std::to_string(i) + " ('" + p.name + "', " + paramName(p) + ")";
+    std::string where = "argument " + std::to_string(i) + " ('" + p.name + "', " + paramTypeName(p) + ")";
     if (p.isPointer) {
       if (a.kind != Arg::Kind::Pointer)
         return where + " needs a pointer";
@@ -173,21 +260,13 @@ Result<std::shared_ptr<HostKernel>> compileForHost(const std::string &source,
   std::string err = runPasses(pm, module);
   if (!err.empty())
     return R::failure(err);
-  mlir::ExecutionEngineOptions engineOptions;
-  auto transformer = mlir::makeOptimizingTransformer(options.optLevel, 0, nullptr);
-  engineOptions.transformer = transformer;
-  engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
-  auto engine = mlir::ExecutionEngine::create(module, engineOptions);
-  if (!engine)
-    return R::failure("host JIT failed: " + llvm::toString(engine.takeError()));
-  impl->engine = std::move(*engine);
   impl->name = (*front)->signature.name;
   impl->params = (*front)->signature.params;
-  auto entry = impl->engine->lookupPacked(impl->name);
-  if (!entry)
-    return R::failure("host JIT: no entry point for '" + impl->name +
-                      "': " + llvm::toString(entry.takeError()));
-  impl->entry = *entry;
+  auto jit = createJit(module, impl->name, options.optLevel, impl->entry);
+  if (!jit)
+    return R::failure("host JIT failed for '" + impl->name +
+                      "': " + llvm::toString(jit.takeError()));
+  impl->jit = std::move(*jit);
   return std::make_shared<HostKernel>(std::move(impl));
 }
 

@@ -26,13 +26,13 @@ std::optional<NVPTXChip> mlir::tileir::lookupNVPTXChip(StringRef name) {
   constexpr int64_t kKiB = 1024;
   // PTX ISA 8.6 is accepted by ptxas 12.8+ and the R570+ drivers.
   if (name == "sm_80")
-    return NVPTXChip{"sm_80", "sm_80", "+ptx86", 163 * kKiB};
+    return NVPTXChip{"sm_80", "sm_80", "+ptx86", 163 * kKiB, 164 * kKiB};
   if (name == "sm_89")
-    return NVPTXChip{"sm_89", "sm_89", "+ptx86", 99 * kKiB};
+    return NVPTXChip{"sm_89", "sm_89", "+ptx86", 99 * kKiB, 100 * kKiB};
   if (name == "sm_90")
-    return NVPTXChip{"sm_90", "sm_90", "+ptx86", 227 * kKiB};
+    return NVPTXChip{"sm_90", "sm_90", "+ptx86", 227 * kKiB, 228 * kKiB};
   if (name == "sm_90a")
-    return NVPTXChip{"sm_90a", "sm_90a", "+ptx86", 227 * kKiB};
+    return NVPTXChip{"sm_90a", "sm_90a", "+ptx86", 227 * kKiB, 228 * kKiB};
   return std::nullopt;
 }
 

@@ -14,7 +14,8 @@ struct NVPTXChip {
   std::string name;    // sm_90a
   std::string cpu;     // LLVM CPU name, sm_90a
   std::string feature; // PTX ISA feature, +ptx86
-  int64_t sharedPerBlock;
+  int64_t sharedPerBlock; // with the dynamic shared memory opt-in
+  int64_t sharedPerSM;
 };
 
 /// The chip for "sm_80", "sm_89", "sm_90", "sm_90a".

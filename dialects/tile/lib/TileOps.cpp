@@ -140,3 +140,18 @@ OpFoldResult ConvertLayoutOp::fold(FoldAdaptor adaptor) {
   }
   return {};
 }
+
+LogicalResult DotOp::verify() {
+  auto a = getA().getType(), b = getB().getType(), acc = getAcc().getType();
+  if (a.getElementType() != b.getElementType())
+    return emitOpError() << "operands have different element types " << a.getElementType()
+                         << " and " << b.getElementType();
+  if (a.getDimSize(1) != b.getDimSize(0))
+    return emitOpError() << "a is " << a.getDimSize(0) << "x" << a.getDimSize(1) << " but b is "
+                         << b.getDimSize(0) << "x" << b.getDimSize(1)
+                         << ": the inner dimensions differ";
+  if (acc.getDimSize(0) != a.getDimSize(0) || acc.getDimSize(1) != b.getDimSize(1))
+    return emitOpError() << "accumulator is " << acc.getDimSize(0) << "x" << acc.getDimSize(1)
+                         << ", expected " << a.getDimSize(0) << "x" << b.getDimSize(1);
+  return success();
+}

@@ -1,8 +1,9 @@
 //===- Aot.h - kernels compiled ahead of time, served to the runtime -*- C++ -*-===//
 //
-// `tilec aot` writes a C++ source that embeds one image per target and
-// specialisation and a typed launcher over tile::Runtime. The launcher needs
-// the GPU driver only: this header and runtime/core, cuda/, hip/ link no LLVM.
+// `tilec aot` writes a C++ source that embeds one image per target,
+// specialisation and configuration and a typed launcher over tile::Runtime.
+// The launcher needs the GPU driver only: this header and runtime/core,
+// cuda/, hip/ link no LLVM.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TILE_AOT_H
@@ -19,11 +20,27 @@ struct Image {
   const unsigned char *data; // PTX text or code object bytes
   size_t size;
   unsigned threads;
+  /// The tunable parameters it was built with, as configText() writes them
+  /// ("BLOCK=256 num_warps=4"); null or "" when the kernel embeds no tuning.
+  const char *config = nullptr;
+};
+
+/// A configuration chosen by tuning ahead of time (`tilec tune`) for one
+/// target and tuning key.
+struct Tuned {
+  const char *target; // "sm_90a"
+  const char *key;    // the key text, as tuningKeyText() writes it: "n=4096"
+  const char *config; // "BLOCK=256 num_warps=4"
 };
 
 /// Serves `images` as compiled variants: for a launch's target and argument
-/// properties it picks the matching image with the most assumptions.
-KernelCompiler embeddedCompiler(Signature signature, const Image *images, size_t count);
+/// properties it picks the matching image with the most assumptions. When
+/// `signature` declares tunables, the images carry configurations and
+/// `tuned` says which one each tuning key uses on each target; a key that
+/// was not tuned gets the tunables' default values (signature.tunables[i].value),
+/// which must have images too. Nothing is timed at run time.
+KernelCompiler embeddedCompiler(Signature signature, const Image *images, size_t count,
+                                const Tuned *tuned = nullptr, size_t tunedCount = 0);
 
 } // namespace tile::aot
 

@@ -81,6 +81,35 @@ using TuneConfig = std::map<std::string, std::string>;
 /// std::stoll(c.at("BLOCK"))), 1, 1}; }`.
 using GridFn = std::function<std::array<uint32_t, 3>(const TuneConfig &config)>;
 
+/// "BLOCK=256 num_warps=4": the values `config` gives the `tunables`, in
+/// their declaration order (tunables it does not name are left out).
+std::string configText(const std::vector<Tunable> &tunables, const TuneConfig &config);
+
+/// Reads configText()'s output back; false unless `text` names one candidate
+/// of every tunable and nothing else.
+bool parseConfig(const std::string &text, const std::vector<Tunable> &tunables,
+                 TuneConfig &config);
+
+/// The tunables a load tunes: those with candidates that `defines` does not fix.
+std::vector<Tunable> tunedParameters(const std::vector<Tunable> &tunables,
+                                     const std::map<std::string, std::string> &defines);
+
+/// The tuning key text of a launch: "n=1000, m=7" for `key(n, m)` (integers
+/// in decimal, floats as std::to_string prints them).
+std::string tuningKeyText(const std::vector<ParamInfo> &params,
+                          const std::vector<size_t> &keyArgs, const std::vector<Arg> &args);
+
+/// Everything a tuning choice depends on, as the Runtime passes it to
+/// KernelCompiler::lookupTuning and storeTuning (the JIT compiler adds its
+/// build id): the target, the kernel, its source, the load's options
+/// (defines, warps, opt level), the tuned parameters' candidates and the key
+/// text. `tilec tune` and `tilec aot` use it to write and find the entries
+/// that the Runtime reads and writes.
+std::vector<std::pair<std::string, std::string>>
+tuningParts(const std::string &target, const std::string &kernel, const std::string &source,
+            const CompileOptions &options, const std::vector<Tunable> &tuned,
+            const std::string &keyText);
+
 /// The compiler of this build with its disk cache (`cacheDir` empty: the
 /// default location; see DiskCache.h). Warnings go to `warn`.
 KernelCompiler jitCompiler(const std::string &cacheDir,

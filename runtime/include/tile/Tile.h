@@ -12,7 +12,9 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tile {
@@ -44,6 +46,10 @@ struct CompileOptions {
   /// NVIDIA targets: also assemble the PTX into a cubin with ptxas (which
   /// must be on PATH or in /usr/local/cuda/bin); GPUBinary::binary holds it.
   bool cubin = false;
+  /// GPU targets: workgroups per SM / CU whose shared memory (LDS) must fit
+  /// at once; the shared memory budget of a workgroup is 90% of the SM's /
+  /// CU's divided by this (planSharedMemory).
+  unsigned occupancy = 2;
 };
 
 /// The element type of a kernel parameter.
@@ -55,6 +61,27 @@ struct ParamInfo {
   ScalarKind kind;
   bool isPointer;
 };
+
+/// How the language spells `kind`: "f32", "bf16", "f8e4m3", "bool", "i64", ...
+/// (what `tilec` writes into .meta files and diagnostics print).
+inline const char *scalarKindName(ScalarKind kind) {
+  static const char *const names[] = {"f32", "f16", "bf16", "f8e4m3", "f8e5m2", "bool",
+                                      "i8",  "u8",  "i16",  "i32",    "i64"};
+  return names[static_cast<int>(kind)];
+}
+
+/// The kind that scalarKindName spells `name`, or nullopt.
+inline std::optional<ScalarKind> parseScalarKind(std::string_view name) {
+  for (int i = 0; i <= static_cast<int>(ScalarKind::I64); ++i)
+    if (name == scalarKindName(ScalarKind(i)))
+      return ScalarKind(i);
+  return std::nullopt;
+}
+
+/// A parameter's type as the source writes it: "ptr<bf16>", "i32".
+inline std::string paramTypeName(const ParamInfo &p) {
+  return p.isPointer ? std::string("ptr<") + scalarKindName(p.kind) + ">" : scalarKindName(p.kind);
+}
 
 /// A runtime argument value: a pointer, or a scalar stored in the widest
 /// member of its class. Build them with the helpers below.
@@ -158,6 +185,42 @@ struct GPUBinary {
 /// Compiles one kernel for a GPU target (PTX for NVIDIA, a code object for AMD).
 Result<GPUBinary> compileForGPU(const std::string &source, const std::string &fileName,
                                 const CompileOptions &options);
+
+/// One shared memory / LDS buffer of a GPU kernel.
+struct SharedBuffer {
+  /// The op that needs it and where the source asked for it, e.g.
+  /// "layout conversion of tensor<8192xf32> at k.tile:12:7".
+  std::string what;
+  int64_t bytes = 0;
+  int64_t offset = 0;
+};
+
+/// What the shared memory budget check decided for a kernel on a GPU target.
+struct SharedMemoryPlan {
+  std::string kernel, target;
+  /// Bytes a workgroup may use (the static shared array's hardware limit).
+  int64_t limit = 0;
+  /// Bytes a workgroup may use so that `occupancy` of them share an SM / CU.
+  int64_t budget = 0;
+  unsigned occupancy = 0;
+  int64_t perCU = 0;
+  /// The final configuration's footprint (after buffers with disjoint
+  /// lifetimes share bytes) and its buffers.
+  int64_t footprint = 0;
+  std::vector<SharedBuffer> buffers;
+  /// Tunable parameters shrunk to fit, with the final value of each.
+  std::map<std::string, std::string> defines;
+  /// One line per step, e.g. "BLOCK: 8192 -> 4096 (32768 -> 16384 bytes)".
+  std::vector<std::string> changes;
+};
+
+/// Checks a GPU kernel's shared memory footprint against its target's limit
+/// and the occupancy budget; when it does not fit, halves the tunable
+/// parameters that `options.defines` leaves free (the one that saves the
+/// most bytes first, never below its smallest candidate) until it fits.
+/// Fails, naming every buffer, when nothing fits.
+Result<SharedMemoryPlan> planSharedMemory(const std::string &source, const std::string &fileName,
+                                          const CompileOptions &options);
 
 /// Parses and type-checks one kernel and returns its signature.
 Result<Signature> signature(const std::string &source, const std::string &fileName,

@@ -21,7 +21,7 @@ typedef struct tile_kernel tile_kernel;
 typedef enum { TILE_ARG_POINTER = 0, TILE_ARG_INT = 1, TILE_ARG_FLOAT = 2 } tile_arg_kind;
 
 typedef struct {
-  tile_arg_kind kind;
+  tile_arg_kind kind; /* any other value: tile_launch fails with "unknown kind" */
   const void *ptr;
   int64_t i;
   double f;
@@ -36,7 +36,8 @@ void tile_runtime_destroy(tile_runtime *runtime);
 const char *tile_runtime_target(const tile_runtime *runtime);
 
 /* defines: "NAME=VALUE" strings, `num_defines` of them; kernel: NULL for the
- * only kernel of the source. The kernel lives as long as the runtime. */
+ * only kernel of the source. The kernel belongs to the runtime: it stays valid
+ * until tile_runtime_destroy, which frees it (never free it yourself). */
 int tile_kernel_load(tile_runtime *runtime, const char *source, const char *file_name,
                      const char *kernel, const char *const *defines, size_t num_defines,
                      tile_kernel **out, char *error, size_t error_size);

@@ -17,6 +17,15 @@ std::unique_ptr<mlir::MLIRContext> createContext();
 /// false, the LLVM dialect when it is true.
 void buildHostPipeline(mlir::OpPassManager &pm, bool toLLVM);
 
+/// The conversions to the LLVM dialect that both lowerings end with (arith,
+/// index, cf, func, ub, then the unrealized casts reconciled), after each
+/// converted its own dialects (memref, vector, math).
+void addCommonToLLVMPasses(mlir::OpPassManager &pm);
+
+/// Adds the GPU passes that fix the tiles' layouts and shared memory
+/// (canonicalisation, tile-assign-layouts, tile-allocate-shared).
+void buildGPULayoutPipeline(mlir::OpPassManager &pm, const CompileOptions &options);
+
 /// Adds the GPU lowering after tile IR: per-thread code when `toLLVM` is
 /// false, the LLVM dialect (with NVVM/ROCDL ops) when it is true.
 void buildGPUPipeline(mlir::OpPassManager &pm, const CompileOptions &options, bool toLLVM);

@@ -24,8 +24,14 @@ public:
   virtual unsigned warpSize() const = 0;
   /// Threads a workgroup may have.
   virtual unsigned maxThreadsPerBlock() const = 0;
-  /// Shared memory / LDS a workgroup may use, in bytes.
+  /// Shared memory / LDS a workgroup may use, in bytes (NVIDIA: with the
+  /// dynamic shared memory opt-in).
   virtual int64_t sharedMemoryPerBlock() const = 0;
+  /// What a workgroup may use as the statically sized shared array tilec
+  /// emits (NVIDIA: 48 KiB without the dynamic opt-in; AMD: all its LDS).
+  virtual int64_t staticSharedMemoryPerBlock() const = 0;
+  /// Shared memory / LDS of one SM / CU, shared by its resident workgroups.
+  virtual int64_t sharedMemoryPerCU() const = 0;
   /// Address space of global memory and of shared memory / LDS.
   virtual unsigned globalAddressSpace() const = 0;
   virtual unsigned sharedAddressSpace() const = 0;

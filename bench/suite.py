@@ -1,0 +1,1019 @@
+#!/usr/bin/env python3
+"""tilec's benchmark suite for one NVIDIA GPU (the H200), in one device call.
+
+    python3 bench/suite.py --out DIR [--budget S] [--shapes anchors|all] [--seed N]
+                           [--skip-checks] [--no-torch-compile] [--anchor-parts mqa,paged_mqa,tq]
+    python3 bench/suite.py --report JSON     # print the tables of an earlier run again
+    python3 bench/suite.py --self-test       # parsing, goals and tables on a made-up run (no GPU)
+
+On the GPU machine, from the repository root, with .carry/payload.tar.xz carried (built here by
+scripts/gpu-artifacts.sh; bench/README.md has the exact device command), in this order:
+
+1. unpacks the payload into .carry/ (PTX of every norm kernel, norm-gpu, launch-overhead, the AOT
+   example, compile times measured on the build machine, the build's commit, the anchors);
+2. checks every tilec kernel's results: `norm-gpu --check-only` (937 cases: every norm kernel,
+   bf16/f16/f32, generic and div16 builds, odd and large shapes, strided rows, tier A against
+   float64 references), split over the CPU cores with --shard; `layout-gpu` (the 2-D layout
+   kernels of tests/gpu/kernels/layouts.tile); the AOT examples (rms_norm, and the tuned launcher
+   of tests/aot/tuned, which must run the configuration tuned for each key);
+3. measures the ceilings in the same process as the timings: device-to-device copy bandwidth, fp8
+   and bf16 matmul rates through torch (triton_anchors.part_ceilings), and Triton's launch overhead
+   (part_launch); runs launch-overhead for tile::Runtime::launch and bare cuLaunchKernel;
+4. times tilec's norm kernels (its PTX loaded through the driver with ctypes) next to the
+   same-semantics Triton kernels, PyTorch eager and torch.compile from the anchors, with one
+   harness: fresh random inputs rotated over sets that together exceed 3x the L2 cache, warm-up,
+   CUDA-graph replay (median per call over replays; per-launch CUDA events are kept as well);
+   every timed tilec build and the Triton kernel are first checked against the float64 reference
+   (tier A) on the timing inputs;
+5. writes DIR/suite.json (every number), DIR/suite.md (the tables), DIR/check.log and
+   DIR/launch.log, and prints the tables last, with pass/short for each goal.
+
+Nothing here asserts a time: goals are reported, not enforced. Exit status: 0 every check passed,
+3 a correctness check failed, 2 a part of the suite raised or a program is missing.
+"""
+import argparse
+import datetime
+import json
+import math
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tarfile
+import time
+import traceback
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CARRY = os.path.join(ROOT, ".carry")
+GPU_DIR = os.path.join(CARRY, "gpu")
+PAYLOAD = os.path.join(CARRY, "payload.tar.xz")
+
+NORM_KINDS = ["rms_norm", "fused_add_rms_norm", "rms_norm_gelu", "embed_sum_rms_norm"]
+# Kernels held to the bandwidth goal; embed_sum_rms_norm gathers K = 80 table rows per output row
+# from L2, so its bytes formula is a low bound and copy bandwidth is not its ceiling.
+BANDWIDTH_KINDS = ["rms_norm", "fused_add_rms_norm", "rms_norm_gelu"]
+ANCHOR_SHAPES = [(1, 4096), (128, 7168), (4096, 5120), (32768, 4096), (8192, 16384)]
+EXTRA_SHAPES = [(4096, 4096), (4096, 8192), (4096, 16384), (32768, 8192), (32768, 16384)]
+TIMING_NS = [4096, 5120, 7168, 8192, 16384]  # row lengths with timing builds in the payload
+EMBED_K, EMBED_VOCAB = 80, 16
+
+GOAL_BW_FRACTION = 0.90
+GOAL_LAUNCH_US = 2.0
+GOAL_COLD_COMPILE_MS = 30.0
+GOAL_HIT_MS = 0.5
+NOT_BUILT = [
+    ("fp8_mqa_logits", "fp8 MQA logits (prefill) at the anchors' shapes: against the Triton anchor "
+                       "and the fp8 roofline"),
+    ("fp8_paged_mqa_logits", "fp8 paged MQA logits (decode): against the Triton anchor and the roofline"),
+    ("turboquant_decode", "TurboQuant decode attention: against the Triton anchor and copy bandwidth"),
+]
+
+T0 = time.time()
+
+
+def log(*a):
+    print(" ".join(str(x) for x in a), flush=True)
+
+
+def elapsed():
+    return time.time() - T0
+
+
+def median(v):
+    return statistics.median(v) if v else None
+
+
+def rel_iqr(v):
+    """(p75 - p25) / median of the samples: the spread a difference must exceed."""
+    if len(v) < 4:
+        return 0.0
+    q = statistics.quantiles(v, n=4)
+    m = statistics.median(v)
+    return (q[2] - q[0]) / m if m else 0.0
+
+
+# =============================================================================================
+# parsing the programs' output (no GPU needed; --self-test covers these)
+# =============================================================================================
+
+def parse_norm_gpu(text):
+    """(passed, failed) from norm-gpu's 'gpu checks: P passed, F failed' line, or None."""
+    m = re.search(r"gpu checks: (\d+) passed, (\d+) failed", text)
+    return (int(m.group(1)), int(m.group(2))) if m else None
+
+
+def parse_launch(text):
+    """launch-overhead's output: per-round microseconds of both paths, and its own check."""
+    out = {"runtime_us": [float(x) for x in re.findall(r"tile::Runtime::launch: ([0-9.]+) us", text)],
+           "driver_us": [float(x) for x in re.findall(r"cuLaunchKernel alone: ([0-9.]+) us", text)]}
+    m = re.search(r"kernel wrote ([-0-9.na]+) \(expected 1\.0\)", text)
+    out["kernel_ok"] = bool(m) and m.group(1) == "1.0"
+    return out
+
+
+def parse_layout_gpu(text):
+    """(passed, failed) from layout-gpu's 'layout checks: P passed, F failed' line, or None."""
+    m = re.search(r"layout checks: (\d+) passed, (\d+) failed", text)
+    return (int(m.group(1)), int(m.group(2))) if m else None
+
+
+def parse_aot(text):
+    """The AOT example's verdict: its max relative error line ends in '(pass)'."""
+    return bool(re.search(r"max relative error .*\(pass\)", text))
+
+
+# What tests/aot/tuned/tuned.txt makes the tuned AOT launcher run on an sm_90a device, by n.
+AOT_TUNED_EXPECTED = {4096: "BLOCK=512 num_warps=8", 8192: "BLOCK=1024 num_warps=4",
+                      1000: "BLOCK=256 num_warps=4", 70000: "BLOCK=256 num_warps=4"}
+
+
+def parse_aot_tuned(text):
+    """aot-tuned-scale's lines 'scale n=N: CONFIG, W wrong elements (pass)': {n: (config, passed)}."""
+    return {int(n): (cfg, res == "pass")
+            for n, cfg, res in re.findall(r"scale n=(\d+): (.*?), \d+ wrong elements \((pass|FAIL)\)", text)}
+
+
+def aot_tuned_ok(text):
+    got = parse_aot_tuned(text)
+    return all(got.get(n, ("", False)) == (cfg, True) for n, cfg in AOT_TUNED_EXPECTED.items())
+
+
+def parse_build_info(text):
+    info = {}
+    for line in text.splitlines():
+        if " " in line:
+            k, v = line.split(" ", 1)
+            info[k] = v.strip()
+    return info
+
+
+def parse_meta(text):
+    """A .ptx.meta file of `tilec compile`: kernel, threads, shared_bytes and typed params."""
+    meta = {"params": []}
+    for line in text.splitlines():
+        parts = line.split()
+        if not parts:
+            continue
+        if parts[0] == "param" and len(parts) == 3:
+            meta["params"].append((parts[1], parts[2]))
+        elif len(parts) == 2:
+            meta[parts[0]] = int(parts[1]) if parts[1].isdigit() else parts[1]
+    return meta
+
+
+# =============================================================================================
+# goals and tables (pure functions of the report: record.py and --report use them too)
+# =============================================================================================
+
+def shape_text(r):
+    return f"{r['M']}x{r['N']}"
+
+
+def evaluate_goals(rep):
+    """Fills each norm row's goal cells and returns the list of goal verdicts."""
+    goals = []
+    copy = (rep.get("ceilings") or {}).get("copy_GBps")
+    rows = [r for r in rep.get("norms", []) if (r.get("tilec") or {}).get("us")]
+    # 1. bandwidth
+    bw = []
+    for r in rows:
+        r["goal_bw"] = None
+        if r["kernel"] not in BANDWIDTH_KINDS:
+            r["goal_bw"] = "n/a" if r["M"] >= 4096 and r["N"] >= 4096 else None
+            continue
+        if copy and r["M"] >= 4096 and r["N"] >= 4096:
+            frac = r["bytes"] / (r["tilec"]["us"] * 1e-6) / 1e9 / copy
+            r["goal_bw"] = "pass" if frac >= GOAL_BW_FRACTION else "short"
+            bw.append((frac, r))
+    if bw:
+        worst = min(bw, key=lambda t: t[0])
+        n_pass = sum(1 for f, _ in bw if f >= GOAL_BW_FRACTION)
+        goals.append({"goal": "norms: >= 90% of copy bandwidth (M >= 4096, N >= 4096)",
+                      "target": f">= {GOAL_BW_FRACTION:.0%} of {copy:.0f} GB/s",
+                      "measured": f"{n_pass}/{len(bw)} rows; lowest {worst[1]['kernel']} "
+                                  f"{shape_text(worst[1])} at {worst[0]:.1%}",
+                      "status": "pass" if n_pass == len(bw) else "short"})
+    else:
+        goals.append({"goal": "norms: >= 90% of copy bandwidth (M >= 4096, N >= 4096)",
+                      "target": f">= {GOAL_BW_FRACTION:.0%}", "measured": "not measured",
+                      "status": "not measured"})
+    # 2. no slower than Triton, at every shape
+    cmp = []
+    for r in rows:
+        r["goal_triton"] = None
+        t = (r.get("triton") or {}).get("us")
+        if not t:
+            continue
+        ratio = r["tilec"]["us"] / t
+        noise = max(r["tilec"].get("rel_iqr") or 0.0, r["triton"].get("rel_iqr") or 0.0, 0.005)
+        r["goal_triton"] = "pass" if ratio <= 1.0 else "noise" if ratio <= 1.0 + noise else "short"
+        cmp.append((ratio, r))
+    if cmp:
+        worst = max(cmp, key=lambda t: t[0])
+        n_short = sum(1 for _, r in cmp if r["goal_triton"] == "short")
+        n_noise = sum(1 for _, r in cmp if r["goal_triton"] == "noise")
+        goals.append({"goal": "norms: no slower than Triton at every shape",
+                      "target": "tilec/Triton <= 1.00",
+                      "measured": f"{len(cmp) - n_short - n_noise}/{len(cmp)} faster or equal, "
+                                  f"{n_noise} slower within the timing spread, {n_short} slower; "
+                                  f"worst {worst[1]['kernel']} {shape_text(worst[1])} {worst[0]:.2f}x",
+                      "status": "short" if n_short else "pass"})
+    else:
+        goals.append({"goal": "norms: no slower than Triton at every shape", "target": "tilec/Triton <= 1.00",
+                      "measured": "not measured", "status": "not measured"})
+    # 3. launch overhead
+    la = rep.get("launch") or {}
+    if la.get("runtime_us"):
+        us = min(la["runtime_us"])
+        drv = min(la["driver_us"]) if la.get("driver_us") else None
+        goals.append({"goal": "launch overhead (tile::Runtime::launch, host time per launch)",
+                      "target": f"<= {GOAL_LAUNCH_US:g} us",
+                      "measured": f"{us:.2f} us" + (f" (bare cuLaunchKernel {drv:.2f} us: tilec adds "
+                                                     f"{us - drv:.2f} us)" if drv else ""),
+                      "status": "pass" if us <= GOAL_LAUNCH_US else "short"})
+    else:
+        goals.append({"goal": "launch overhead (tile::Runtime::launch)", "target": f"<= {GOAL_LAUNCH_US:g} us",
+                      "measured": "not measured", "status": "not measured"})
+    # 4. compile time (measured on the build machine)
+    ct = ((rep.get("compile") or {}).get("tilec") or {}).get("kernels") or []
+    if ct:
+        # The build machine is shared (other builds run beside it): each kernel's best of its
+        # runs is the figure least disturbed by them; the medians are in the JSON.
+        cold = [(min(k["cold_ms"]), k["kernel"]) for k in ct if k.get("cold_ms")]
+        hit = [(min(k["hit_ms"]), k["kernel"]) for k in ct if k.get("hit_ms")]
+        worst_cold, worst_hit = max(cold), max(hit)
+        info = rep["compile"]["tilec"]
+        goals.append({"goal": f"cold compile to PTX ({info.get('target', '')}; build machine: "
+                              f"{info.get('machine', '?')})",
+                      "target": f"<= {GOAL_COLD_COMPILE_MS:g} ms",
+                      "measured": f"{min(cold)[0]:.1f}-{worst_cold[0]:.1f} ms (best of "
+                                  f"{len(ct[0]['cold_ms'])} per kernel; slowest {worst_cold[1]})",
+                      "status": "pass" if worst_cold[0] <= GOAL_COLD_COMPILE_MS else "short"})
+        goals.append({"goal": "disk cache hit (build machine)", "target": f"<= {GOAL_HIT_MS:g} ms",
+                      "measured": f"{min(hit)[0]:.2f}-{worst_hit[0]:.2f} ms",
+                      "status": "pass" if worst_hit[0] <= GOAL_HIT_MS else "short"})
+    else:
+        goals.append({"goal": "cold compile to PTX", "target": f"<= {GOAL_COLD_COMPILE_MS:g} ms",
+                      "measured": "not measured", "status": "not measured"})
+    # 5. kernels that do not exist yet
+    for name, what in NOT_BUILT:
+        goals.append({"goal": f"{name}: {what}", "target": "-", "measured": "-", "status": "not built yet"})
+    return goals
+
+
+def fmt(v, nd=1):
+    if v is None:
+        return "-"
+    if isinstance(v, float):
+        if v != v:
+            return "nan"
+        if abs(v) >= 100:
+            return f"{v:.0f}"
+        if abs(v) >= 1:
+            return f"{v:.{nd}f}"
+        return f"{v:.3g}"
+    return str(v)
+
+
+def norm_table(rep):
+    copy = (rep.get("ceilings") or {}).get("copy_GBps")
+    L = ["| kernel | M x N | tilec us | warps | Triton us | tilec/Triton | vs Triton | GB/s | tilec/copy "
+         "| >= 90% copy | eager us | torch.compile us | checks |",
+         "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rep.get("norms", []):
+        t, tr = r.get("tilec") or {}, r.get("triton") or {}
+        us, tus = t.get("us"), tr.get("us")
+        gbps = r["bytes"] / (us * 1e-6) / 1e9 if us else None
+        frac = f"{gbps / copy:.1%}" if gbps and copy else "-"
+        ratio = f"{us / tus:.2f}" if us and tus else "-"
+        warps = f"{t.get('warps')} (best of {len(t.get('candidates', []))})" if t.get("warps") else "-"
+        checks = "pass" if r.get("checks_ok") else "FAIL" if r.get("checks_ok") is False else "-"
+        L.append(f"| {r['kernel']} | {shape_text(r)} | {fmt(us, 2)} | {warps} | {fmt(tus, 2)} | {ratio} | "
+                 f"{r.get('goal_triton') or '-'} | {fmt(gbps)} | {frac} | {r.get('goal_bw') or '-'} | "
+                 f"{fmt((r.get('eager') or {}).get('us'), 2)} | {fmt((r.get('compiled') or {}).get('us'), 2)} "
+                 f"| {checks} |")
+    return L
+
+
+def summary_lines(rep):
+    m, c = rep.get("meta", {}), rep.get("checks", {})
+    b = m.get("build", {})
+    L = [f"device: {m.get('device', '?')} ({m.get('driver_clocks_start', '?')}); torch {m.get('torch', '?')}, "
+         f"triton {m.get('triton', '?')}; tilec commit {b.get('short', '?')}"
+         + (f" + {b['dirty']} modified files" if b.get("dirty") not in (None, "0") else "")
+         + f"; suite wall {fmt(m.get('wall_s'))} s"]
+    ng = c.get("norm_gpu") or {}
+    if ng:
+        L.append(f"correctness: norm-gpu {ng.get('passed', '?')} passed, {ng.get('failed', '?')} failed "
+                 f"({ng.get('shards', '?')} shards, {fmt(ng.get('wall_s'))} s)"
+                 + (f" ERROR {ng['error']}" if ng.get("error") else ""))
+    if c.get("layout_gpu"):
+        lg = c["layout_gpu"]
+        L.append(f"correctness: layout-gpu {lg.get('passed', '?')} passed, {lg.get('failed', '?')} failed "
+                 f"(2-D tiles, reductions, layout conversions)" + ("" if lg.get("ok") else " FAIL"))
+    tp = c.get("timed_path") or []
+    if tp:
+        bad = [f"{x['kernel']} {x['shape']} {x['impl']}" for x in tp if not x["ok"]]
+        L.append(f"timed inputs, tier A: {len(tp) - len(bad)}/{len(tp)} pass" + (f"; FAIL: {', '.join(bad)}" if bad else ""))
+    if c.get("aot_example"):
+        a = c["aot_example"]
+        L.append(f"AOT example (rms_norm f32, launcher without LLVM): {'pass' if a.get('ok') else 'FAIL'}")
+    if c.get("aot_tuned"):
+        L.append("AOT launcher with tuned configurations (dispatch on the key, results): "
+                 + ("pass" if c["aot_tuned"].get("ok") else "FAIL"))
+    ce = rep.get("ceilings") or {}
+    if ce:
+        L.append(f"ceilings (same process): copy {fmt(ce.get('copy_GBps'))} GB/s, fp8 {fmt(ce.get('fp8_TFLOPs'))} "
+                 f"TFLOP/s, bf16 {fmt(ce.get('bf16_TFLOPs'))} TFLOP/s; copy again at the end "
+                 f"{fmt(ce.get('copy_again_GBps'))} GB/s")
+    la = rep.get("launch") or {}
+    if la and not la.get("runtime_us"):
+        L.append(f"launch-overhead: no result (exit {la.get('exit_code', '?')}; launch.log)")
+    elif la:
+        L.append("launch, host us per launch: tile::Runtime " + "/".join(fmt(x, 2) for x in la.get("runtime_us", []))
+                 + ", cuLaunchKernel " + "/".join(fmt(x, 2) for x in la.get("driver_us", []))
+                 + f", Triton JIT {fmt(la.get('triton_jit_us'), 2)}, Triton CompiledKernel "
+                 f"{fmt(la.get('triton_compiledkernel_us'), 2)}")
+    co = rep.get("compile") or {}
+    if co.get("triton_cold_ms"):
+        L.append(f"Triton rms_norm -> sm_90 cold compile {fmt(co['triton_cold_ms'])} ms, cache hit "
+                 f"{fmt(co.get('triton_hit_ms'), 2)} ms (this process)")
+    L.append(f"timing: {rep.get('method', '-')}")
+    return L
+
+
+def goal_table(goals):
+    L = ["| goal | target | measured | status |", "|---|---|---|---|"]
+    for g in goals:
+        L.append(f"| {g['goal']} | {g['target']} | {g['measured']} | {g['status']} |")
+    return L
+
+
+def render_markdown(rep):
+    goals = evaluate_goals(rep)
+    rep["goals"] = goals
+    L = summary_lines(rep) + [""] + norm_table(rep) + [""] + goal_table(goals)
+    if rep.get("errors"):
+        L.append("")
+        L.append("ERRORS: " + "; ".join(f"{k}: {str(v)[:200]}" for k, v in rep["errors"].items()))
+    if rep.get("skipped"):
+        L.append("SKIPPED: " + "; ".join(rep["skipped"]))
+    return "\n".join(L) + "\n"
+
+
+# =============================================================================================
+# the GPU side
+# =============================================================================================
+
+class Suite:
+    def __init__(self, args):
+        self.args = args
+        self.rep = {"suite": 1, "meta": {}, "checks": {}, "ceilings": {}, "launch": {}, "compile": {},
+                    "norms": [], "anchor_rows": [], "errors": {}, "skipped": [],
+                    "method": "CUDA-graph replay of L calls rotating over S input sets of fresh random data "
+                              "(S sets > 3x L2 together), median per call over replays; per-launch CUDA-event "
+                              "medians in the JSON (us_events)"}
+        self.deadline = T0 + args.budget
+
+    # ---- helpers -----------------------------------------------------------------------------
+    def error(self, where, e):
+        self.rep["errors"][where] = f"{type(e).__name__}: {e}"[:1500]
+        log(f"[{where}] ERROR {type(e).__name__}: {str(e)[:400]}")
+        log(traceback.format_exc())
+
+    def out(self, name):
+        return os.path.join(self.args.out, name)
+
+    def save(self):
+        try:
+            with open(self.out("suite.json"), "w") as f:
+                json.dump(self.rep, f, indent=1, default=str)
+        except Exception as e:
+            log("saving the JSON failed:", e)
+
+    def run(self, cmd, timeout):
+        t0 = time.time()
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        return p.returncode, p.stdout + p.stderr, time.time() - t0
+
+    # ---- 1. payload ----------------------------------------------------------------------------
+    def unpack(self):
+        if os.path.exists(PAYLOAD):
+            with tarfile.open(PAYLOAD) as t:
+                try:
+                    t.extractall(CARRY, filter="data")
+                except TypeError:  # Python without extraction filters
+                    t.extractall(CARRY)
+            log(f"unpacked {PAYLOAD}")
+        info = os.path.join(GPU_DIR, "BUILD_INFO")
+        if not os.path.exists(info):
+            raise RuntimeError(f"no {info}: run scripts/gpu-artifacts.sh here and carry .carry/payload.tar.xz")
+        self.rep["meta"]["build"] = parse_build_info(open(info).read())
+        ct = os.path.join(GPU_DIR, "compile-times.json")
+        if os.path.exists(ct):
+            self.rep["compile"]["tilec"] = json.load(open(ct))
+
+    # ---- 2. correctness ------------------------------------------------------------------------
+    def checks(self):
+        exe = os.path.join(GPU_DIR, "norm-gpu")
+        shards = max(1, min(self.args.shards or (os.cpu_count() or 1), 32))
+        t0 = time.time()
+        import tempfile
+        files = [tempfile.TemporaryFile(mode="w+") for _ in range(shards)]
+        procs = [subprocess.Popen([exe, GPU_DIR, "--check-only", "--shard", f"{i}/{shards}"],
+                                  stdout=files[i], stderr=subprocess.STDOUT, text=True)
+                 for i in range(shards)]
+        texts, passed, failed, error = [], 0, 0, None
+        for i, p in enumerate(procs):
+            try:
+                p.wait(timeout=max(60, self.deadline - time.time()))
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+                error = f"shard {i} timed out"
+            files[i].seek(0)
+            text = files[i].read()
+            texts.append(f"==== shard {i}/{shards} (exit {p.returncode})\n{text}")
+            r = parse_norm_gpu(text)
+            if r is None:
+                error = error or f"shard {i} printed no result (exit {p.returncode}): {text.strip()[-300:]}"
+            else:
+                passed += r[0]
+                failed += r[1]
+        with open(self.out("check.log"), "w") as f:
+            f.write("\n".join(texts))
+        ok = error is None and failed == 0 and passed > 0
+        self.rep["checks"]["norm_gpu"] = {"passed": passed, "failed": failed, "shards": shards,
+                                          "wall_s": round(time.time() - t0, 1), "ok": ok, "error": error}
+        log(f"norm-gpu checks: {passed} passed, {failed} failed ({shards} shards, {time.time() - t0:.0f} s)"
+            + (f" ERROR {error}" if error else ""))
+        layout = os.path.join(GPU_DIR, "layout-gpu")
+        if os.path.exists(layout):
+            t0 = time.time()
+            rc, text, _ = self.run([layout, os.path.join(GPU_DIR, "layouts")], 300)
+            r = parse_layout_gpu(text)
+            self.rep["checks"]["layout_gpu"] = {"passed": r[0] if r else "?", "failed": r[1] if r else "?",
+                                                "ok": rc == 0 and bool(r) and r[1] == 0 and r[0] > 0,
+                                                "wall_s": round(time.time() - t0, 1)}
+            with open(self.out("check.log"), "a") as f:
+                f.write(f"\n==== layout-gpu (exit {rc})\n{text}")
+            log(f"layout-gpu checks: {r[0] if r else '?'} passed, {r[1] if r else '?'} failed (exit {rc})")
+        aot = os.path.join(GPU_DIR, "aot-rms-norm")
+        if os.path.exists(aot):
+            text = ""
+            for m, n in ((4096, 4096), (7, 769)):
+                rc, t, _ = self.run([aot, str(m), str(n)], 120)
+                text += f"$ aot-rms-norm {m} {n}\n{t}exit code {rc}\n"
+            runs = text.split("$ aot-rms-norm")[1:]
+            ok_aot = len(runs) == 2 and all(parse_aot(t) for t in runs)
+            self.rep["checks"]["aot_example"] = {"ok": ok_aot, "output": text[-2000:]}
+            log(text.rstrip())
+        tuned = os.path.join(GPU_DIR, "aot-tuned-scale")
+        if os.path.exists(tuned):
+            rc, text, _ = self.run([tuned], 120)
+            self.rep["checks"]["aot_tuned"] = {"ok": rc == 0 and aot_tuned_ok(text), "output": text[-2000:],
+                                               "expected": {str(k): v for k, v in AOT_TUNED_EXPECTED.items()}}
+            log(text.rstrip())
+
+    def launch_overhead(self):
+        exe = os.path.join(GPU_DIR, "launch-overhead")
+        rc, text, _ = self.run([exe, GPU_DIR], 300)
+        with open(self.out("launch.log"), "w") as f:
+            f.write(text)
+        self.rep["launch"].update(parse_launch(text))
+        self.rep["launch"]["exit_code"] = rc
+        log(text.rstrip())
+
+    # ---- 3. torch, anchors, ceilings ----------------------------------------------------------
+    def import_anchors(self):
+        for d in (os.path.join(CARRY, "anchors"), os.path.join(ROOT, "shared", "anchors"),
+                  os.path.join(os.path.dirname(ROOT), "shared", "anchors")):
+            if os.path.exists(os.path.join(d, "triton_anchors.py")):
+                sys.path.insert(0, d)
+                break
+        import triton_anchors as ta  # noqa: E402  (sets fresh Triton/inductor cache dirs)
+        import torch
+        import triton
+        self.ta, self.torch, self.triton = ta, torch, triton
+        torch.backends.cuda.matmul.allow_tf32 = False
+        ta.REPORT["meta"] = ta.meta()
+        m = self.rep["meta"]
+        m.update({k: ta.REPORT["meta"][k] for k in ("device", "cc", "sms", "mem_GiB", "torch", "torch_cuda",
+                                                    "triton", "python", "driver_clocks_start")})
+        p = torch.cuda.get_device_properties(0)
+        self.l2 = int(getattr(p, "L2_cache_size", 50 << 20))
+        m["l2_bytes"] = self.l2
+
+    def ceilings(self):
+        ta = self.ta
+        ta.part_ceilings()
+        c = self.rep["ceilings"]
+        c.update({k: ta.CEIL.get(k) for k in ("copy_GBps", "fp8_TFLOPs", "bf16_TFLOPs")})
+        c["detail"] = ta.REPORT["ceilings"]
+        log(f"ceilings: copy {c['copy_GBps']:.0f} GB/s, fp8 {c['fp8_TFLOPs']:.0f} TFLOP/s, "
+            f"bf16 {c['bf16_TFLOPs']:.0f} TFLOP/s")
+
+    def triton_launch_and_compile(self):
+        ta = self.ta
+        ta.part_launch(cold=True)
+        L = ta.REPORT["details"].get("launch", {})
+        self.rep["launch"].update({"triton_jit_us": L.get("triton_jit_launch_us"),
+                                   "triton_compiledkernel_us": L.get("triton_compiledkernel_launch_us"),
+                                   "torch_add_us": L.get("torch_add_out_us"),
+                                   "triton_first_call_s": L.get("first_triton_call_s")})
+        from triton.backends.compiler import GPUTarget
+        sig = {"X": "*bf16", "W": "*bf16", "Y": "*bf16", "stride_x": "i32", "stride_y": "i32", "N": "i32",
+               "eps": "fp32", "BLOCK": "constexpr"}
+        rec = ta.cross_compile(ta._rms_norm_kernel, sig, {"BLOCK": 4096}, (0, 1, 2), GPUTarget("cuda", 90, 32),
+                               {"num_warps": 8})
+        self.rep["compile"]["triton_cold_ms"] = rec["cold_ms"]
+        self.rep["compile"]["triton_hit_ms"] = rec["hit_ms"]
+
+    # ---- 4. the driver, for tilec's PTX ---------------------------------------------------------
+    def open_driver(self):
+        import ctypes as C
+        self.C = C
+        cu = C.CDLL("libcuda.so.1")
+        cu.cuInit.argtypes = [C.c_uint]
+        cu.cuCtxGetCurrent.argtypes = [C.POINTER(C.c_void_p)]
+        cu.cuModuleLoadData.argtypes = [C.POINTER(C.c_void_p), C.c_char_p]
+        cu.cuModuleGetFunction.argtypes = [C.POINTER(C.c_void_p), C.c_void_p, C.c_char_p]
+        cu.cuLaunchKernel.argtypes = [C.c_void_p, C.c_uint, C.c_uint, C.c_uint, C.c_uint, C.c_uint, C.c_uint,
+                                      C.c_uint, C.c_void_p, C.POINTER(C.c_void_p), C.POINTER(C.c_void_p)]
+        cu.cuGetErrorString.argtypes = [C.c_int, C.POINTER(C.c_char_p)]
+        self.cu = cu
+        self.torch.zeros(1, device="cuda")  # torch makes the primary context current
+        self.check(cu.cuInit(0), "cuInit")
+        ctx = C.c_void_p()
+        self.check(cu.cuCtxGetCurrent(C.byref(ctx)), "cuCtxGetCurrent")
+        if not ctx.value:
+            raise RuntimeError("no current CUDA context after torch initialised the device")
+        self.kernels = {}
+
+    def check(self, status, what):
+        if status:
+            s = self.C.c_char_p()
+            self.cu.cuGetErrorString(status, self.C.byref(s))
+            raise RuntimeError(f"{what} failed: CUDA error {status} ({(s.value or b'?').decode()})")
+
+    def load(self, key):
+        """The tilec build KEY (KEY.ptx + KEY.ptx.meta in .carry/gpu), loaded; None if absent."""
+        if key in self.kernels:
+            return self.kernels[key]
+        path = os.path.join(GPU_DIR, key + ".ptx")
+        if not os.path.exists(path):
+            return None
+        C = self.C
+        meta = parse_meta(open(path + ".meta").read())
+        mod, fn = C.c_void_p(), C.c_void_p()
+        self.check(self.cu.cuModuleLoadData(C.byref(mod), open(path, "rb").read() + b"\0"), f"load {key}")
+        self.check(self.cu.cuModuleGetFunction(C.byref(fn), mod, meta["kernel"].encode()), f"function of {key}")
+        meta["fn"], meta["key"] = fn, key
+        self.kernels[key] = meta
+        return meta
+
+    def tilec_call(self, k, grid, values):
+        """A launcher of tilec build k with its parameters taken by name from `values`."""
+        C = self.C
+        keep, ptrs = [], []
+        for name, ty in k["params"]:
+            v = values[name]
+            if ty.startswith("ptr<"):
+                c = C.c_uint64(v.data_ptr())
+            elif ty == "f32":
+                c = C.c_float(v)
+            elif ty == "i64":
+                c = C.c_int64(v)
+            elif ty == "i32":
+                c = C.c_int32(v)
+            else:
+                raise RuntimeError(f"{k['key']}: parameter {name} of type {ty} is not handled")
+            keep.append(c)
+            ptrs.append(C.cast(C.pointer(c), C.c_void_p))
+        params = (C.c_void_p * len(ptrs))(*ptrs)
+        fn, threads, cu, torch = k["fn"], int(k["threads"]), self.cu, self.torch
+        gx, gy, gz = grid
+
+        def call():
+            st = torch.cuda.current_stream().cuda_stream
+            r = cu.cuLaunchKernel(fn, gx, gy, gz, threads, 1, 1, 0, st, params, None)
+            if r:
+                self.check(r, f"launch of {k['key']}")
+        call.keep = (keep, params)
+        return call
+
+    # ---- the timing harness ------------------------------------------------------------------
+    def measure(self, calls):
+        """calls[i] launches on input set i. Returns us per call (graph replay median), the event
+        median, spread and the sizes used."""
+        torch = self.torch
+        n = len(calls)
+        s = torch.cuda.Stream()
+        s.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(s):  # warm-up (compiles, autotunes, allocates) off the capture path
+            for i in range(min(n, 3)):
+                calls[i]()
+        torch.cuda.current_stream().wait_stream(s)
+        torch.cuda.synchronize()
+        ev = []
+        reps = 40
+        starts = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
+        ends = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
+        for j in range(reps):
+            starts[j].record()
+            calls[(j + 3) % n]()
+            ends[j].record()
+        torch.cuda.synchronize()
+        ev = [a.elapsed_time(b) for a, b in zip(starts, ends)]
+        ev_ms = median(ev[5:])
+        res = {"us_events": ev_ms * 1e3, "sets": n}
+        try:
+            L = int(min(20000, max(n, math.ceil(1.0 / max(ev_ms, 1e-4)))))
+            g = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(g):
+                for j in range(L):
+                    calls[j % n]()
+            g.replay()
+            torch.cuda.synchronize()
+            R = int(max(7, min(30, math.ceil(150.0 / (L * ev_ms)))))
+            e0 = [torch.cuda.Event(enable_timing=True) for _ in range(R)]
+            e1 = [torch.cuda.Event(enable_timing=True) for _ in range(R)]
+            for r in range(R):
+                e0[r].record()
+                g.replay()
+                e1[r].record()
+            torch.cuda.synchronize()
+            per = [a.elapsed_time(b) / L * 1e3 for a, b in zip(e0, e1)]
+            del g
+            res.update({"us": median(per), "rel_iqr": rel_iqr(per), "timer": "graph", "calls_per_replay": L,
+                        "replays": R})
+        except Exception as e:  # keep the event timing
+            res.update({"us": ev_ms * 1e3, "rel_iqr": rel_iqr(ev[5:]), "timer": "events",
+                        "graph_error": f"{type(e).__name__}: {str(e)[:300]}"})
+            log(f"  graph timing failed, events kept: {res['graph_error']}")
+            try:
+                torch.cuda.synchronize()
+            except Exception:
+                pass
+        return res
+
+    # ---- 5. the norms ------------------------------------------------------------------------
+    def norm_inputs(self, M, N, nsets, gen):
+        torch = self.torch
+        bf16 = torch.bfloat16
+
+        def rand(shape, scale=1.0):
+            out = torch.empty(shape, device="cuda", dtype=bf16)
+            if nsets <= 16:
+                for i in range(shape[0]):
+                    out[i].copy_(torch.randn(shape[1:], device="cuda", generator=gen) * scale)
+            else:
+                out.copy_(torch.randn(shape, device="cuda", generator=gen) * scale)
+            return out
+
+        inp = {"x": rand((nsets, M, N)), "res": rand((nsets, M, N)),
+               "y": torch.empty((nsets, M, N), device="cuda", dtype=bf16),
+               "w": (1.0 + 0.5 * torch.randn(N, device="cuda", generator=gen)).to(bf16)}
+        u = torch.randint(0, EMBED_VOCAB, (nsets, M, EMBED_K), device="cuda", generator=gen, dtype=torch.int32)
+        inp["ids"] = u + torch.arange(EMBED_K, device="cuda", dtype=torch.int32) * EMBED_VOCAB
+        inp["table"] = (0.25 * torch.randn(EMBED_K * EMBED_VOCAB, N, device="cuda", generator=gen)).to(bf16)
+        return inp
+
+    def set_bytes(self, kind, M, N):
+        if kind == "embed_sum_rms_norm":
+            return M * EMBED_K * 4 + M * N * 2
+        return 4 * M * N  # x and y (or x and res), bf16
+
+    def nsets_for(self, kind, M, N):
+        return int(min(16384, max(2, math.ceil(3 * self.l2 / self.set_bytes(kind, M, N)))))
+
+    def norm_shape(self, M, N, gen, compiled):
+        ta, torch = self.ta, self.torch
+        nsets = {k: self.nsets_for(k, M, N) for k in NORM_KINDS}
+        inp = self.norm_inputs(M, N, max(nsets.values()), gen)
+        w, table = inp["w"], inp["table"]
+        table64 = table.double()
+        for kind in NORM_KINDS:
+            if time.time() > self.deadline:
+                self.rep["skipped"].append(f"{kind} {M}x{N} (time budget)")
+                continue
+            row = {"kernel": kind, "M": M, "N": N, "bytes": ta.norm_bytes(kind, M, N, 2), "sets": nsets[kind]}
+            self.rep["norms"].append(row)
+            try:
+                self.norm_row(kind, M, N, nsets[kind], inp, table64, compiled, row)
+            except Exception as e:
+                self.error(f"norms {kind} {M}x{N}", e)
+            self.save()
+        del inp
+        torch.cuda.empty_cache()
+
+    def norm_row(self, kind, M, N, S, inp, table64, compiled, row):
+        ta, torch = self.ta, self.torch
+        x, res, y, ids, w, table = inp["x"], inp["res"], inp["y"], inp["ids"], inp["w"], inp["table"]
+        fused = kind == "fused_add_rms_norm"
+        # Set 0 as the anchors' checks expect it, and pristine copies for the in-place kernel.
+        ref_inp = {"x": x[0].clone(), "res": res[0].clone(), "w": w, "ids": ids[0], "table": table,
+                   "table64": table64}
+
+        def check(impl, run):
+            """Runs `run(xc, rc, yc)` on fresh copies of set 0 and checks tier A."""
+            xc, rc = ref_inp["x"].clone(), ref_inp["res"].clone()
+            yc = torch.full((M, N), float("nan"), device="cuda", dtype=torch.bfloat16)
+            run(xc, rc, yc)
+            torch.cuda.synchronize()
+            acc = ta.norm_check(kind, ref_inp, xc, rc) if fused else ta.norm_check(kind, ref_inp, yc)
+            self.rep["checks"].setdefault("timed_path", []).append(
+                {"kernel": kind, "shape": f"{M}x{N}", "impl": impl, "ok": bool(acc["ok"]),
+                 "max_ratio": acc["max_ratio"]})
+            return acc
+
+        def values(i, xc=None, rc=None, yc=None):
+            return {"x": x[i] if xc is None else xc, "res": res[i] if rc is None else rc,
+                    "y": y[i] if yc is None else yc, "w": w, "ids": ids[i], "table": table, "N": N, "K": EMBED_K,
+                    "x_stride": N, "y_stride": N, "res_stride": N, "ids_stride": EMBED_K, "table_stride": N,
+                    "eps": float(ta.EPS)}
+
+        # tilec: every timing build of this row length (the default warps and the sweep)
+        base = f"{kind}.bf16.n{N}"
+        builds = [b for b in [self.load(base)] + [self.load(f"{base}.w{wp}") for wp in (4, 8, 16)] if b]
+        if not builds:
+            raise RuntimeError(f"no timing build {base}.ptx in {GPU_DIR}")
+        cands, checks_ok = [], True
+        for b in builds:
+            acc = check(f"tilec {int(b['threads']) // 32} warps",
+                        lambda xc, rc, yc: self.tilec_call(b, (M, 1, 1), values(0, xc, rc, yc))())
+            checks_ok &= bool(acc["ok"])
+            r = self.measure([self.tilec_call(b, (M, 1, 1), values(i)) for i in range(S)])
+            r.update({"warps": int(b["threads"]) // 32, "build": b["key"], "tier_a": acc["max_ratio"]})
+            cands.append(r)
+        best = min(cands, key=lambda r: r["us"])
+        row["tilec"] = dict(best, candidates=[{"warps": c["warps"], "us": c["us"], "us_events": c["us_events"]}
+                                              for c in cands])
+
+        # Triton (the anchors' kernels and launch wrappers)
+        def tri(i, xc=None, rc=None, yc=None):
+            v = values(i, xc, rc, yc)
+            if kind == "rms_norm":
+                return lambda: ta.tri_rms_norm(v["x"], w, v["y"])
+            if kind == "rms_norm_gelu":
+                return lambda: ta.tri_rms_norm_gelu(v["x"], w, v["y"])
+            if fused:
+                return lambda: ta.tri_fused_add_rms_norm(v["x"], v["res"], w)
+            return lambda: ta.tri_embed_sum_rms_norm(v["ids"], table, w, v["y"], check=False)
+
+        acc = check("triton", lambda xc, rc, yc: tri(0, xc, rc, yc)())
+        checks_ok &= bool(acc["ok"])
+        row["triton"] = self.measure([tri(i) for i in range(S)])
+        row["checks_ok"] = checks_ok
+
+        # PyTorch eager and torch.compile of the same formulas (context, no goal)
+        fns = {"rms_norm": ta.torch_rms_norm, "fused_add_rms_norm": ta.torch_fused_add_rms_norm,
+               "rms_norm_gelu": ta.torch_rms_norm_gelu, "embed_sum_rms_norm": ta.torch_embed_sum_rms_norm}
+
+        def pt(f, i):
+            if kind == "embed_sum_rms_norm":
+                return lambda: f(ids[i], table, w)
+            if fused:
+                return lambda: f(x[i], res[i], w)
+            return lambda: f(x[i], w)
+
+        try:
+            row["eager"] = self.measure([pt(fns[kind], i) for i in range(S)])
+        except Exception as e:
+            self.error(f"eager {kind} {M}x{N}", e)
+        if compiled is not None and time.time() < self.deadline:
+            try:
+                cf = compiled[kind]
+                t0 = time.time()
+                pt(cf, 0)()
+                torch.cuda.synchronize()
+                first = time.time() - t0
+                row["compiled"] = self.measure([pt(cf, i) for i in range(S)])
+                row["compiled"]["first_call_s"] = first
+            except Exception as e:
+                self.error(f"torch.compile {kind} {M}x{N}", e)
+        t, tr = row["tilec"], row["triton"]
+        gbps = row["bytes"] / (t["us"] * 1e-6) / 1e9
+        log(f"  {kind:20s} {M:6d}x{N:<6d} tilec {t['us']:9.2f} us ({t['warps']} warps, {t['timer']}) "
+            f"{gbps:6.0f} GB/s | Triton {tr['us']:9.2f} us -> {t['us'] / tr['us']:.2f}x | eager "
+            f"{fmt((row.get('eager') or {}).get('us'), 1)} | compile {fmt((row.get('compiled') or {}).get('us'), 1)}"
+            f" | S={S} checks {'pass' if checks_ok else 'FAIL'}")
+
+    def norms(self):
+        torch = self.torch
+        seed = self.args.seed if self.args.seed is not None else int(time.time()) % 1000003
+        self.rep["meta"]["seed"] = seed
+        gen = torch.Generator(device="cuda")
+        gen.manual_seed(seed)
+        compiled = None
+        if not self.args.no_torch_compile:
+            import torch._dynamo
+            torch._dynamo.reset()
+            ta = self.ta
+            compiled = {"rms_norm": torch.compile(ta.torch_rms_norm),
+                        "fused_add_rms_norm": torch.compile(ta.torch_fused_add_rms_norm),
+                        "rms_norm_gelu": torch.compile(ta.torch_rms_norm_gelu),
+                        "embed_sum_rms_norm": torch.compile(ta.torch_embed_sum_rms_norm)}
+        shapes = ANCHOR_SHAPES + (EXTRA_SHAPES if self.args.shapes == "all" else [])
+        for M, N in shapes:
+            if N not in TIMING_NS:
+                continue
+            if time.time() > self.deadline:
+                self.rep["skipped"].append(f"norms {M}x{N} (time budget)")
+                continue
+            try:
+                self.norm_shape(M, N, gen, compiled)
+            except Exception as e:
+                self.error(f"norms {M}x{N}", e)
+
+    def anchor_parts(self):
+        ta = self.ta
+        for part in [p for p in self.args.anchor_parts.split(",") if p]:
+            if time.time() > self.deadline:
+                self.rep["skipped"].append(f"anchors {part} (time budget)")
+                continue
+            try:
+                ta.BUDGET = self.deadline - ta.T_START
+                {"mqa": ta.part_mqa, "paged_mqa": ta.part_paged_mqa, "tq": ta.part_tq}[part]()
+            except Exception as e:
+                self.error(f"anchors {part}", e)
+        self.rep["anchor_rows"] = [r for r in ta.REPORT["rows"] if r["part"] in ("mqa", "paged_mqa", "tq")]
+
+    # ---- all of it ---------------------------------------------------------------------------
+    def main(self):
+        os.makedirs(self.args.out, exist_ok=True)
+        m = self.rep["meta"]
+        m["date_utc"] = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
+        m["argv"] = sys.argv[1:]
+        steps = [("payload", self.unpack)]
+        if not self.args.skip_checks:
+            steps.append(("checks", self.checks))
+        steps += [("launch-overhead", self.launch_overhead), ("torch", self.import_anchors),
+                  ("ceilings", self.ceilings), ("triton launch and compile", self.triton_launch_and_compile),
+                  ("driver", self.open_driver), ("norms", self.norms)]
+        if self.args.anchor_parts:
+            steps.append(("anchor parts", self.anchor_parts))
+        for name, fn in steps:
+            log(f"== {name} at {elapsed():.0f} s")
+            try:
+                fn()
+            except Exception as e:
+                self.error(name, e)
+                if name in ("payload", "torch", "driver"):
+                    break
+            self.save()
+        if "copy_GBps" in self.rep["ceilings"]:
+            try:
+                self.rep["ceilings"]["copy_again_GBps"] = self.ta.copy_gbps(1 << 31, 200)[1]
+            except Exception as e:
+                self.error("copy at the end", e)
+        if hasattr(self, "ta"):
+            m["driver_clocks_end"] = self.ta.smi("driver_version,clocks.sm,clocks.mem,clocks.max.sm,power.limit")
+        m["wall_s"] = round(elapsed(), 1)
+        text = render_markdown(self.rep)
+        self.save()
+        with open(self.out("suite.md"), "w") as f:
+            f.write(text)
+        print("\n" + text, flush=True)
+        c = self.rep["checks"]
+        failed = (c.get("norm_gpu") and not c["norm_gpu"]["ok"]) or \
+            (c.get("layout_gpu") and not c["layout_gpu"]["ok"]) or \
+            any(not x["ok"] for x in c.get("timed_path", [])) or \
+            (c.get("aot_example") and not c["aot_example"]["ok"]) or \
+            (c.get("aot_tuned") and not c["aot_tuned"]["ok"]) or \
+            (self.rep["launch"].get("kernel_ok") is False)
+        return 3 if failed else 2 if self.rep["errors"] else 0
+
+
+# =============================================================================================
+# self-test: parsing, goals and tables on a made-up run (no GPU, no torch; run by ctest)
+# =============================================================================================
+
+def fake_report():
+    """A made-up run: shapes and numbers of the right kinds, not measurements."""
+    rows = []
+    for kind in NORM_KINDS:
+        for M, N in ANCHOR_SHAPES:
+            nbytes = (4 if kind == "fused_add_rms_norm" else 2) * M * N * 2 + N * 2
+            us = max(2.0, nbytes / 4.0e6 * (3.3 if kind == "rms_norm_gelu" else 1.0))  # 4000 GB/s or 1/3.3
+            rows.append({"kernel": kind, "M": M, "N": N, "bytes": nbytes, "sets": 2,
+                         "tilec": {"us": us, "rel_iqr": 0.002, "warps": 8, "timer": "graph",
+                                   "candidates": [{"warps": 8, "us": us}, {"warps": 4, "us": us * 1.1}]},
+                         "triton": {"us": us / 1.33 if kind == "rms_norm_gelu" and M == 32768 else us * 1.02,
+                                    "rel_iqr": 0.003},
+                         "eager": {"us": us * 10}, "checks_ok": True})
+    return {"suite": 1, "meta": {"device": "NVIDIA H200", "driver_clocks_start": "580.159.04, 1980 MHz",
+                                 "torch": "2.11.0", "triton": "3.6.0", "date_utc": "2026-12-01 10:00:00",
+                                 "build": {"commit": "0" * 40, "short": "0000000", "dirty": "0"}, "wall_s": 300.0,
+                                 "argv": ["--out", "/out"]},
+            "checks": {"norm_gpu": {"passed": 937, "failed": 0, "shards": 16, "wall_s": 20.0, "ok": True},
+                       "timed_path": [{"kernel": "rms_norm", "shape": "1x4096", "impl": "triton", "ok": True,
+                                       "max_ratio": 0.5}],
+                       "aot_example": {"ok": True}},
+            "ceilings": {"copy_GBps": 4250.0, "fp8_TFLOPs": 1300.0, "bf16_TFLOPs": 700.0, "copy_again_GBps": 4240.0},
+            "launch": {"runtime_us": [3.9, 3.95, 4.0], "driver_us": [3.5, 3.6, 3.55], "kernel_ok": True,
+                       "triton_jit_us": 13.8, "triton_compiledkernel_us": 9.5},
+            "compile": {"tilec": {"target": "sm_90a", "kernels": [
+                {"kernel": k, "cold_ms": [38.0, 39.0, 40.0], "hit_ms": [0.3, 0.25, 0.31]} for k in NORM_KINDS]},
+                "triton_cold_ms": 250.0, "triton_hit_ms": 2.0},
+            "norms": rows, "errors": {}, "skipped": [], "method": "made up"}
+
+
+def self_test():
+    assert parse_norm_gpu("...\ngpu checks: 937 passed, 0 failed\n") == (937, 0)
+    assert parse_norm_gpu("shard 1/4: 3 of 900 cases\n\ngpu checks: 2 passed, 1 failed") == (2, 1)
+    assert parse_norm_gpu("norm-gpu: no CUDA driver") is None
+    assert parse_layout_gpu("softmax_rows.BM4 M=3 N=5 shared=0 pass\n\nlayout checks: 64 passed, 0 failed\n") == (64, 0)
+    la = parse_launch("device: NVIDIA H200 (sm_90a)\ntile::Runtime::launch: 3.930 us per launch (10000 launches, "
+                      "host time)\ntile::Runtime::launch: 3.951 us per launch\ncuLaunchKernel alone: 3.540 us per "
+                      "launch\nkernel wrote 1.0 (expected 1.0)\n")
+    assert la == {"runtime_us": [3.93, 3.951], "driver_us": [3.54], "kernel_ok": True}, la
+    assert parse_launch("kernel wrote 0.0 (expected 1.0)")["kernel_ok"] is False
+    assert parse_aot("max relative error 2.76e-07 (pass)\nexit code 0")
+    assert not parse_aot("max relative error 0.5 (FAIL)")
+    meta = parse_meta("kernel rms_norm\ntarget sm_90a\nthreads 256\nshared_bytes 128\nparam x ptr<bf16>\n"
+                      "param N i32\nparam eps f32\n")
+    assert meta == {"kernel": "rms_norm", "target": "sm_90a", "threads": 256, "shared_bytes": 128,
+                    "params": [("x", "ptr<bf16>"), ("N", "i32"), ("eps", "f32")]}, meta
+    tuned = ("device: NVIDIA H200 (sm_90a)\n  tuning scale [n=4096]: BLOCK=512 num_warps=8 (from the cache)\n"
+             "scale n=4096: BLOCK=512 num_warps=8, 0 wrong elements (pass)\n"
+             "scale n=8192: BLOCK=1024 num_warps=4, 0 wrong elements (pass)\n"
+             "scale n=1000: BLOCK=256 num_warps=4, 0 wrong elements (pass)\n"
+             "scale n=4096: BLOCK=512 num_warps=8, 0 wrong elements (pass)\n"
+             "scale n=70000: BLOCK=256 num_warps=4, 0 wrong elements (pass)\n")
+    assert parse_aot_tuned(tuned)[8192] == ("BLOCK=1024 num_warps=4", True) and aot_tuned_ok(tuned)
+    assert not aot_tuned_ok(tuned.replace("n=1000: BLOCK=256", "n=1000: BLOCK=512"))
+    assert not aot_tuned_ok(tuned.replace("n=70000: BLOCK=256 num_warps=4, 0 wrong elements (pass)",
+                                          "n=70000: BLOCK=256 num_warps=4, 3 wrong elements (FAIL)"))
+    assert parse_build_info("commit abc\nshort a\ndirty 2\n") == {"commit": "abc", "short": "a", "dirty": "2"}
+    assert rel_iqr([1.0, 1.0, 1.0, 1.0]) == 0.0 and rel_iqr([1.0]) == 0.0
+
+    rep = fake_report()
+    text = render_markdown(rep)
+    g = {x["goal"].split(":")[0].split(" (")[0]: x for x in rep["goals"]}
+    bw = [x for x in rep["goals"] if "copy bandwidth" in x["goal"]][0]
+    # 3 kernels x 3 shapes with M, N >= 4096; rms_norm_gelu is below 90% of copy
+    assert bw["status"] == "short" and bw["measured"].startswith("6/9 rows"), bw
+    tri = [x for x in rep["goals"] if "Triton" in x["goal"]][0]
+    assert tri["status"] == "short" and "worst rms_norm_gelu 32768x4096" in tri["measured"], tri
+    assert g["launch overhead"]["status"] == "short"
+    assert "adds 0.40 us" in g["launch overhead"]["measured"], g["launch overhead"]
+    assert g["cold compile to PTX"]["status"] == "short" and g["disk cache hit"]["status"] == "pass"
+    assert sum(1 for x in rep["goals"] if x["status"] == "not built yet") == len(NOT_BUILT)
+    gelu = [r for r in rep["norms"] if r["kernel"] == "rms_norm_gelu" and r["M"] == 32768][0]
+    assert gelu["goal_triton"] == "short" and gelu["goal_bw"] == "short"
+    embed = [r for r in rep["norms"] if r["kernel"] == "embed_sum_rms_norm" and r["M"] == 32768][0]
+    assert embed["goal_bw"] == "n/a"
+    small = [r for r in rep["norms"] if r["M"] == 1][0]
+    assert small["goal_bw"] is None
+    # a tilec time within the measured spread of Triton's is "noise", not "short"
+    r = dict(rep["norms"][0], tilec={"us": 100.4, "rel_iqr": 0.006}, triton={"us": 100.0, "rel_iqr": 0.001})
+    evaluate_goals({"norms": [r], "ceilings": {"copy_GBps": 4000.0}})
+    assert r["goal_triton"] == "noise", r
+    assert "| rms_norm | 32768x4096 |" in text and "| goal | target | measured | status |" in text
+    assert "not built yet" in text and "norm-gpu 937 passed, 0 failed" in text
+    # an empty run renders and says what was not measured
+    assert "not measured" in render_markdown({"norms": []})
+    # bench/record.py: the section it appends to RESULTS.md
+    sys.dont_write_bytecode = True  # no __pycache__ in the working tree
+    import record
+    assert record.next_run_number("## a (run 5)\n## b (run 12)\n") == 13
+    assert record.command_of(rep) == ("set -o pipefail; PYTHONUNBUFFERED=1 python3 bench/suite.py --out $OUT "
+                                      "2>&1 | tee $OUT/suite.log")
+    sec = record.section(fake_report(), 7, "runs/2026-12-01-suite")
+    assert sec.startswith("## 2026-12-01 (run 7) — benchmark suite at 0000000\n"), sec[:80]
+    assert "runs/2026-12-01-suite/" in sec and "| rms_norm | 32768x4096 |" in sec and "not built yet" in sec
+    doc = record.insert("# Measured results\n\nintro\n\n## older run\n\ntext\n", sec)
+    assert doc.index("(run 7)") > doc.index("## older run") and doc.endswith(sec)
+    print("bench/suite.py self-test: ok")
+    return 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", default=os.environ.get("OUT") or os.path.join(ROOT, "bench-out"),
+                    help="directory for suite.json, suite.md, check.log, launch.log (default: $OUT)")
+    ap.add_argument("--budget", type=float, default=480.0,
+                    help="wall seconds after which remaining shapes are skipped (default 480)")
+    ap.add_argument("--shapes", choices=["anchors", "all"], default="all",
+                    help="anchors: the anchors' five norm shapes; all: also M in {4096, 32768} x N in "
+                         "{4096, 8192, 16384}")
+    ap.add_argument("--seed", type=int, default=None, help="input seed (default: fresh each run)")
+    ap.add_argument("--shards", type=int, default=0, help="norm-gpu check processes (default: CPU count)")
+    ap.add_argument("--skip-checks", action="store_true", help="skip norm-gpu --check-only and the AOT example")
+    ap.add_argument("--no-torch-compile", action="store_true", help="skip the torch.compile rows")
+    ap.add_argument("--anchor-parts", default="", help="also run these anchor parts: mqa,paged_mqa,tq")
+    ap.add_argument("--report", metavar="JSON", help="print the tables of an earlier run's suite.json")
+    ap.add_argument("--self-test", action="store_true", help="check parsing, goals and tables (no GPU)")
+    args = ap.parse_args()
+    if args.self_test:
+        return self_test()
+    if args.report:
+        print(render_markdown(json.load(open(args.report))), end="")
+        return 0
+    return Suite(args).main()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

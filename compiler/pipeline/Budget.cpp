@@ -1,0 +1,176 @@
+//===- Budget.cpp - fit a GPU kernel's shared memory to its target --------===//
+//
+// The shared memory / LDS budget check (spec section 4, generalised): lay
+// the kernel out and allocate its shared memory for a configuration, compare
+// the footprint with the target's per-workgroup limit and with the budget
+// the requested occupancy leaves a workgroup, and while it does not fit,
+// halve the free tunable parameter whose halving saves the most bytes.
+//
+//===----------------------------------------------------------------------===//
+#include "tile/Pipeline/Pipeline.h"
+
+#include "tile/Analysis/SharedMemory.h"
+#include "tile/Target/GPUTarget.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Location.h"
+#include "llvm/ADT/StringExtras.h"
+
+#include <optional>
+#include <sstream>
+
+using namespace tile;
+
+namespace {
+
+std::string locationText(mlir::Location loc) {
+  if (auto file = mlir::dyn_cast<mlir::FileLineColLoc>(loc))
+    return file.getFilename().str() + ":" + std::to_string(file.getLine()) + ":" +
+           std::to_string(file.getColumn());
+  if (auto fused = mlir::dyn_cast<mlir::FusedLoc>(loc))
+    for (mlir::Location inner : fused.getLocations())
+      if (std::string text = locationText(inner); !text.empty())
+        return text;
+  if (auto named = mlir::dyn_cast<mlir::NameLoc>(loc))
+    return locationText(named.getChildLoc());
+  if (auto callSite = mlir::dyn_cast<mlir::CallSiteLoc>(loc))
+    return locationText(callSite.getCaller());
+  return "";
+}
+
+std::string typeText(mlir::Type type) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  auto tensor = mlir::cast<mlir::RankedTensorType>(type);
+  mlir::RankedTensorType::get(tensor.getShape(), tensor.getElementType()).print(os);
+  return text;
+}
+
+/// One configuration laid out: its footprint and buffers, or why it failed.
+struct Layout {
+  int64_t footprint = 0;
+  std::vector<SharedBuffer> buffers;
+  std::string kernelLocation;
+  std::string kernel;
+  std::vector<Tunable> tunables;
+};
+
+Result<Layout> layOut(const std::string &source, const std::string &fileName,
+                      const CompileOptions &options) {
+  auto context = createContext();
+  auto front = runFrontend(source, fileName, options, *context);
+  if (!front)
+    return Result<Layout>::failure(front.message());
+  CompileOptions effective = options;
+  if ((*front)->signature.numWarps)
+    effective.numWarps = unsigned((*front)->signature.numWarps);
+  mlir::ModuleOp module = *(*front)->module;
+  mlir::PassManager pm(context.get());
+  buildGPULayoutPipeline(pm, effective);
+  if (std::string err = runPasses(pm, module); !err.empty())
+    return Result<Layout>::failure(err);
+  Layout layout;
+  layout.kernel = (*front)->signature.name;
+  layout.tunables = (*front)->signature.tunables;
+  module.walk([&](mlir::func::FuncOp func) {
+    if (!func->hasAttr("tile.kernel"))
+      return;
+    layout.kernelLocation = locationText(func.getLoc());
+    layout.footprint =
+        mlir::cast<mlir::IntegerAttr>(func->getAttr(mlir::tileir::kSharedBytesAttr)).getInt();
+    func.walk([&](mlir::Operation *op) {
+      auto offset = op->getAttrOfType<mlir::IntegerAttr>(mlir::tileir::kSharedOffsetAttr);
+      if (!offset)
+        return;
+      bool reduce = op->getName().getStringRef() == "tile.reduce";
+      std::string what = std::string(reduce ? "reduction of " : "layout conversion of ") +
+                         typeText(op->getOperand(0).getType()) + " at " +
+                         locationText(op->getLoc());
+      layout.buffers.push_back(
+          {what, mlir::tileir::sharedScratchBytes(op), offset.getInt()});
+    });
+  });
+  return layout;
+}
+
+std::string table(const std::vector<SharedBuffer> &buffers) {
+  std::ostringstream os;
+  for (const SharedBuffer &b : buffers)
+    os << "\n  " << b.bytes << " bytes at offset " << b.offset << ": " << b.what;
+  return os.str();
+}
+
+} // namespace
+
+Result<SharedMemoryPlan> tile::planSharedMemory(const std::string &source,
+                                                const std::string &fileName,
+                                                const CompileOptions &options) {
+  std::string error;
+  auto target = mlir::tileir::createGPUTargetInfo(options.target, error);
+  if (!target)
+    return Result<SharedMemoryPlan>::failure(error);
+  if (options.occupancy < 1)
+    return Result<SharedMemoryPlan>::failure("--occupancy must be at least 1");
+  SharedMemoryPlan plan;
+  plan.target = options.target;
+  plan.occupancy = options.occupancy;
+  plan.perCU = target->sharedMemoryPerCU();
+  plan.limit = target->staticSharedMemoryPerBlock();
+  plan.budget = std::min(plan.limit, plan.perCU * 9 / (10 * int64_t(options.occupancy)));
+  CompileOptions current = options;
+  auto layout = layOut(source, fileName, current);
+  if (!layout)
+    return Result<SharedMemoryPlan>::failure(layout.message());
+  while (layout->footprint > plan.budget) {
+    // The free tunables that can halve, and what each halving saves.
+    std::string best, bestValue;
+    std::optional<Layout> bestLayout;
+    for (const Tunable &t : layout->tunables) {
+      if (options.defines.count(t.name))
+        continue; // fixed by the caller
+      int64_t value = 0, smallest = INT64_MAX;
+      if (!llvm::to_integer(t.value, value) || value < 2)
+        continue;
+      for (const std::string &c : t.candidates)
+        if (int64_t v; llvm::to_integer(c, v))
+          smallest = std::min(smallest, v);
+      if (value / 2 < smallest)
+        continue;
+      CompileOptions trial = current;
+      trial.defines[t.name] = std::to_string(value / 2);
+      auto candidate = layOut(source, fileName, trial);
+      if (!candidate || candidate->footprint >= layout->footprint)
+        continue;
+      if (best.empty() || candidate->footprint < bestLayout->footprint) {
+        best = t.name;
+        bestValue = std::to_string(value / 2);
+        bestLayout = std::move(*candidate);
+      }
+    }
+    if (best.empty()) {
+      std::ostringstream os;
+      os << layout->kernelLocation << ": error: kernel '" << layout->kernel << "' needs "
+         << layout->footprint << " bytes of shared memory but " << options.target << " allows "
+         << plan.budget << " per workgroup (" << plan.occupancy << " workgroups per "
+         << (target->warpSize() == 64 ? "CU" : "SM") << ": 90% of " << plan.perCU
+         << " bytes divided among them; hardware limit " << plan.limit
+         << " bytes) and no free tunable parameter can shrink it; its buffers:"
+         << table(layout->buffers);
+      return Result<SharedMemoryPlan>::failure(os.str());
+    }
+    std::string from;
+    for (const Tunable &t : layout->tunables)
+      if (t.name == best)
+        from = t.value;
+    plan.changes.push_back(best + ": " + from + " -> " + bestValue + " (" +
+                           std::to_string(layout->footprint) + " -> " +
+                           std::to_string(bestLayout->footprint) + " bytes)");
+    current.defines[best] = bestValue;
+    plan.defines[best] = bestValue;
+    layout = std::move(*bestLayout);
+  }
+  plan.kernel = layout->kernel;
+  plan.footprint = layout->footprint;
+  plan.buffers = layout->buffers;
+  return plan;
+}
