@@ -209,11 +209,28 @@ struct ReduceLowering : GPUPattern<ReduceOp> {
   }
 };
 
+struct DotLowering : GPUPattern<DotOp> {
+  using GPUPattern::GPUPattern;
+  LogicalResult matchAndRewrite(DotOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto a = op.getA().getType(), b = op.getB().getType();
+    DotLayouts layouts{getLayout(a), getLayout(b), getLayout(op.getType())};
+    SmallVector<Value> acc = lowering.target.lowerDot(
+        rewriter, loc, a.getElementType(), a.getDimSize(0), b.getDimSize(1), a.getDimSize(1),
+        layouts, unpack(rewriter, loc, adaptor.getA()), unpack(rewriter, loc, adaptor.getB()),
+        unpack(rewriter, loc, adaptor.getAcc()));
+    rewriter.replaceOp(op, pack(rewriter, loc, getTypeConverter()->convertType(op.getType()), acc));
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::tileir::populateLayoutPatterns(const TypeConverter &converter,
                                           RewritePatternSet &patterns,
                                           const GPULowering &lowering) {
-  patterns.add<BroadcastLowering, ExpandDimsLowering, ConvertLayoutLowering, ReduceLowering>(
+  patterns.add<BroadcastLowering, ExpandDimsLowering, ConvertLayoutLowering, ReduceLowering,
+               DotLowering>(
       converter, patterns.getContext(), lowering);
 }

@@ -48,8 +48,9 @@ bool isCheap(Operation *op) {
 
 class Assigner {
 public:
-  Assigner(MLIRContext *ctx, int64_t warpSize, int64_t numWarps, int64_t vectorWidth)
-      : ctx(ctx), warpSize(warpSize), numWarps(numWarps), vectorWidth(vectorWidth) {}
+  Assigner(MLIRContext *ctx, const GPUTargetInfo &target, int64_t numWarps, int64_t vectorWidth)
+      : ctx(ctx), target(target), warpSize(target.warpSize()), numWarps(numWarps),
+        vectorWidth(vectorWidth) {}
 
   LogicalResult run(Block &block) {
     for (Operation &op : llvm::make_early_inc_range(block))
@@ -158,7 +159,20 @@ private:
   LogicalResult visitFor(scf::ForOp op);
   LogicalResult visitIf(scf::IfOp op);
 
+  /// The layouts of `op`'s operands and result on the target's matrix
+  /// instructions, or an error at `op`.
+  FailureOr<DotLayouts> dotLayouts(DotOp op) {
+    auto a = op.getA().getType(), b = op.getB().getType();
+    DotLayouts layouts;
+    std::string why = target.dotLayouts(ctx, a.getElementType(), a.getDimSize(0),
+                                        b.getDimSize(1), a.getDimSize(1), numWarps, layouts);
+    if (!why.empty())
+      return op->emitError(why);
+    return layouts;
+  }
+
   MLIRContext *ctx;
+  const GPUTargetInfo &target;
   int64_t warpSize, numWarps, vectorWidth;
   DenseMap<std::pair<Value, Attribute>, Value> converted;
 };
@@ -214,9 +228,16 @@ LogicalResult Assigner::visit(Operation *op) {
                   dropDimensions(getLayout(srcType), srcType.getShape(),
                                  {int64_t(int32_t(reduce.getAxis()))}));
   }
-  if (isa<DotOp>(op))
-    return op->emitError() << "the GPU targets do not lower dot in this version (the host "
-                              "target does)";
+  if (auto dot = dyn_cast<DotOp>(op)) {
+    auto layouts = dotLayouts(dot);
+    if (failed(layouts))
+      return failure();
+    dot.getAMutable().assign(convertTo(dot.getA(), cast<DistributedLayoutAttr>(layouts->a)));
+    dot.getBMutable().assign(convertTo(dot.getB(), cast<DistributedLayoutAttr>(layouts->b)));
+    auto acc = cast<DistributedLayoutAttr>(layouts->acc);
+    dot.getAccMutable().assign(convertTo(dot.getAcc(), acc));
+    return assign(op, dot.getResult(), acc);
+  }
   bool elementwise = isa<AddPtrOp>(op) ||
                      (isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) &&
                       op->getNumRegions() == 0 && op->getNumResults() == 1);
@@ -237,15 +258,27 @@ LogicalResult Assigner::visit(Operation *op) {
 }
 
 LogicalResult Assigner::visitFor(scf::ForOp op) {
-  for (auto [init, arg, result] :
-       llvm::zip(op.getInitArgs(), op.getRegionIterArgs(), op.getResults()))
-    if (auto layout = getLayout(init.getType())) {
-      setLayout(arg, layout);
-      setLayout(result, layout);
+  auto yield = cast<scf::YieldOp>(op.getBody()->getTerminator());
+  for (auto [i, init, arg, result] : llvm::enumerate(
+           op.getInitArgs(), op.getRegionIterArgs(), op.getResults())) {
+    auto layout = getLayout(init.getType());
+    if (!layout)
+      continue;
+    // An accumulator `acc = dot(a, b, acc)` stays in the matrix
+    // instructions' registers across iterations.
+    auto dot = yield->getOperand(i).getDefiningOp<DotOp>();
+    if (dot && dot.getAcc() == arg) {
+      auto layouts = dotLayouts(dot);
+      if (failed(layouts))
+        return failure();
+      layout = cast<DistributedLayoutAttr>(layouts->acc);
+      op.getInitArgsMutable()[i].assign(convertTo(init, layout));
     }
+    setLayout(arg, layout);
+    setLayout(result, layout);
+  }
   if (failed(run(*op.getBody())))
     return failure();
-  auto yield = cast<scf::YieldOp>(op.getBody()->getTerminator());
   for (auto [i, arg] : llvm::enumerate(op.getRegionIterArgs()))
     if (auto layout = getLayout(arg.getType()))
       yield->setOperand(i, convertTo(yield->getOperand(i), layout));
@@ -296,7 +329,7 @@ struct AssignLayouts : mlir::tileir::impl::AssignLayoutsBase<AssignLayouts> {
           narrowest =
               std::min(narrowest, byteWidth(getElementTypeOrSelf(store.getValue().getType())));
       });
-      Assigner assigner(&getContext(), target->warpSize(), numWarps, 16 / narrowest);
+      Assigner assigner(&getContext(), *target, numWarps, 16 / narrowest);
       if (failed(assigner.run(func.getBody().front())))
         return signalPassFailure();
       // Values recomputed in other layouts leave their originals unused.

@@ -1,6 +1,8 @@
 //===- LayoutCases.cpp - the layout kernels' variants, cases and checks ---===//
 #include "LayoutCases.h"
 
+#include "FloatBits.h"
+
 #include <cmath>
 #include <limits>
 #include <random>
@@ -131,6 +133,47 @@ std::string transposeStats(const LayoutVariant &v, const norms::Launcher &launch
   return result;
 }
 
+uint16_t toHalfBits(float v, bool bf16) {
+  return bf16 ? test::toBF16Bits(v) : test::toF16Bits(v);
+}
+
+double fromHalfBits(uint16_t h, bool bf16) {
+  return bf16 ? test::fromBF16Bits(h) : test::fromF16Bits(h);
+}
+
+std::string matmul(const LayoutVariant &v, const norms::Launcher &launch, int64_t M, int64_t N,
+                   int64_t K, std::mt19937_64 &rng) {
+  bool bf16 = v.defines.at("T") == "bf16";
+  auto fa = randomVector(size_t(M * K), rng, 1.0f), fb = randomVector(size_t(K * N), rng, 1.0f);
+  std::vector<uint16_t> ha(fa.size()), hb(fb.size());
+  for (size_t i = 0; i < fa.size(); ++i)
+    ha[i] = toHalfBits(fa[i], bf16);
+  for (size_t i = 0; i < fb.size(); ++i)
+    hb[i] = toHalfBits(fb[i], bf16);
+  auto c = poisoned(size_t(M * N));
+  uint32_t gm = uint32_t(cdiv(M, define(v, "BM"))), gn = uint32_t(cdiv(N, define(v, "BN")));
+  std::string err = launch({gm, gn, 1},
+                           {Arg::pointer(ha.data()), Arg::pointer(hb.data()), ptr(c),
+                            Arg::integer(M), Arg::integer(N), Arg::integer(K)},
+                           {ha.size() * 2, hb.size() * 2, bytes(c), 0, 0, 0});
+  if (!err.empty())
+    return err;
+  std::vector<double> want(c.size()), tol(c.size());
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t n = 0; n < N; ++n) {
+      double sum = 0, abs = 0;
+      for (int64_t k = 0; k < K; ++k) {
+        double p = double(fromHalfBits(ha[m * K + k], bf16)) * fromHalfBits(hb[k * N + n], bf16);
+        sum += p;
+        abs += std::fabs(p);
+      }
+      want[m * N + n] = sum;
+      // f32 accumulation of exact products: K roundings at most.
+      tol[m * N + n] = double(K) * 6e-8 * abs;
+    }
+  return compare("c", c, want, tol);
+}
+
 } // namespace
 
 std::string LayoutVariant::name() const {
@@ -160,6 +203,16 @@ std::vector<LayoutVariant> tile::layouts::layoutVariants() {
     out.push_back({"col_sums", {{"BM", std::to_string(bm)}, {"BN", std::to_string(bn)}}, w});
   for (auto [b, w] : std::vector<std::array<unsigned, 2>>{{32, 4}, {16, 1}, {64, 8}, {8, 4}})
     out.push_back({"transpose_stats", {{"B", std::to_string(b)}}, w});
+  // dot: warps tiling rows and columns, repeated instruction tiles, K steps.
+  for (auto [bm, bn, bk, w, bf16] : std::vector<std::array<unsigned, 5>>{
+           {32, 32, 16, 4, 0}, {64, 64, 32, 4, 1}, {16, 8, 16, 1, 0}, {128, 64, 32, 8, 0},
+           {16, 64, 64, 4, 1}, {64, 16, 16, 2, 0}})
+    out.push_back({"matmul",
+                   {{"T", bf16 ? "bf16" : "f16"},
+                    {"BM", std::to_string(bm)},
+                    {"BN", std::to_string(bn)},
+                    {"BK", std::to_string(bk)}},
+                   w});
   return out;
 }
 
@@ -170,6 +223,8 @@ std::vector<std::pair<int64_t, int64_t>> tile::layouts::layoutShapes(const Layou
   }
   if (v.kernel == "col_sums")
     return {{1, 1}, {100, 70}, {257, 300}, {1000, 64}};
+  if (v.kernel == "matmul") // N x N times N x (N + 7): K = N
+    return {{1, 1}, {40, 33}, {128, 128}, {200, 72}};
   return {{1, 1}, {50, 70}, {128, 96}, {33, 200}};
 }
 
@@ -178,7 +233,7 @@ std::string tile::layouts::runLayoutCase(const LayoutVariant &variant,
                                          const norms::Launcher &launch, int64_t M, int64_t N,
                                          uint64_t seed) {
   std::mt19937_64 rng(seed);
-  size_t expected = variant.kernel == "transpose_stats" ? 6 : 4;
+  size_t expected = variant.kernel == "transpose_stats" || variant.kernel == "matmul" ? 6 : 4;
   if (params.size() != expected)
     return variant.kernel + ": the build has " + std::to_string(params.size()) +
            " parameters, expected " + std::to_string(expected);
@@ -186,5 +241,7 @@ std::string tile::layouts::runLayoutCase(const LayoutVariant &variant,
     return softmaxRows(variant, launch, M, N, rng);
   if (variant.kernel == "col_sums")
     return colSums(variant, launch, M, N, rng);
+  if (variant.kernel == "matmul")
+    return matmul(variant, launch, M, N + 7, N, rng);
   return transposeStats(variant, launch, M, N, rng);
 }

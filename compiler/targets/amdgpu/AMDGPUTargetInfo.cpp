@@ -91,6 +91,16 @@ public:
     ROCDL::SBarrierOp::create(b, loc);
     LLVM::FenceOp::create(b, loc, LLVM::AtomicOrdering::acquire, "workgroup");
   }
+  std::string dotLayouts(MLIRContext *, Type, int64_t, int64_t, int64_t, int64_t,
+                         DotLayouts &) const override {
+    return "the AMDGPU targets do not lower dot in this version (MFMA is the next step; the "
+           "host and NVIDIA targets do)";
+  }
+  SmallVector<Value> lowerDot(OpBuilder &, Location, Type, int64_t, int64_t, int64_t,
+                              const DotLayouts &, ArrayRef<Value>, ArrayRef<Value>,
+                              ArrayRef<Value> acc) const override {
+    llvm_unreachable("dotLayouts refused dot");
+  }
   void markKernel(Operation *func, unsigned threads) const override {
     MLIRContext *ctx = func->getContext();
     std::string size = std::to_string(threads);

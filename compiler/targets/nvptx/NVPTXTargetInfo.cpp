@@ -1,9 +1,12 @@
 //===- NVPTXTargetInfo.cpp - NVVM builders for the GPU lowering -----------===//
 #include "NVPTXTarget.h"
 
+#include "tile/Dialect/TileDialect.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
 using namespace mlir::tileir;
@@ -49,6 +52,108 @@ public:
                                 NVVM::ShflKind::bfly, UnitAttr());
   }
   void barrier(OpBuilder &b, Location loc) const override { NVVM::Barrier0Op::create(b, loc); }
+  // dot on mma.sync.m16n8k16 (f16/bf16 in, f32 accumulate), warps tiling
+  // the result: rows first. Fragment bits (PTX ISA, "Matrix fragments for
+  // mma.m16n8k16"): A (16x16) element i of lane l is row l/4 + 8*bit1(i),
+  // column 2*(l%4) + bit0(i) + 8*bit2(i); B (16x8): row 2*(l%4) + bit0(i) +
+  // 8*bit1(i), column l/4; C (16x8): row l/4 + 8*bit1(i), column 2*(l%4) +
+  // bit0(i). Further registers repeat the instruction tile.
+  std::string dotLayouts(MLIRContext *ctx, Type elem, int64_t m, int64_t n, int64_t k,
+                         int64_t numWarps, DotLayouts &out) const override {
+    if (!isa<Float16Type, BFloat16Type>(elem))
+      return "dot of " + typeName(elem) + " needs fp8 matrix instructions (m16n8k32, sm_89+), "
+             "not in this version: NVIDIA targets take f16 and bf16";
+    if (m % 16 || n % 8 || k % 16)
+      return "dot on " + chip.name + " needs M a multiple of 16, N of 8 and K of 16 (mma.sync "
+             "m16n8k16), got M=" + std::to_string(m) + ", N=" + std::to_string(n) +
+             ", K=" + std::to_string(k);
+    int64_t wm = std::min(numWarps, m / 16), wn = std::min(numWarps / wm, n / 8);
+    int64_t lm = llvm::Log2_64(m), ln = llvm::Log2_64(n), lk = llvm::Log2_64(k);
+    int64_t lwm = llvm::Log2_64(wm), lwn = llvm::Log2_64(wn);
+    int64_t spare = llvm::Log2_64(numWarps) - lwm - lwn;
+    auto range = [](SmallVector<int64_t> &list, int64_t from, int64_t to) {
+      for (int64_t b = from; b < to; ++b)
+        list.push_back(b);
+    };
+    auto none = [](SmallVector<int64_t> &list, int64_t count) { list.append(count, -1); };
+    // C: n bits [0, ln), m bits [ln, ln + lm).
+    SmallVector<int64_t> cReg{0, ln + 3}, cLane{1, 2, ln, ln + 1, ln + 2}, cWarp;
+    range(cReg, 3 + lwn, ln);
+    range(cReg, ln + 4 + lwm, ln + lm);
+    range(cWarp, ln + 4, ln + 4 + lwm);
+    range(cWarp, 3, 3 + lwn);
+    none(cWarp, spare);
+    // A: k bits [0, lk), m bits [lk, lk + lm).
+    SmallVector<int64_t> aReg{0, lk + 3, 3}, aLane{1, 2, lk, lk + 1, lk + 2}, aWarp;
+    range(aReg, 4, lk);
+    range(aReg, lk + 4 + lwm, lk + lm);
+    range(aWarp, lk + 4, lk + 4 + lwm);
+    none(aWarp, lwn + spare);
+    // B: n bits [0, ln), k bits [ln, ln + lk).
+    SmallVector<int64_t> bReg{ln, ln + 3}, bLane{ln + 1, ln + 2, 0, 1, 2}, bWarp;
+    range(bReg, ln + 4, ln + lk);
+    range(bReg, 3 + lwn, ln);
+    none(bWarp, lwm);
+    range(bWarp, 3, 3 + lwn);
+    none(bWarp, spare);
+    out.a = DistributedLayoutAttr::get(ctx, aReg, aLane, aWarp);
+    out.b = DistributedLayoutAttr::get(ctx, bReg, bLane, bWarp);
+    out.acc = DistributedLayoutAttr::get(ctx, cReg, cLane, cWarp);
+    return "";
+  }
+
+  SmallVector<Value> lowerDot(OpBuilder &b, Location loc, Type elem, int64_t m, int64_t n,
+                              int64_t k, const DotLayouts &layouts, ArrayRef<Value> a,
+                              ArrayRef<Value> bRegs, ArrayRef<Value> acc) const override {
+    auto la = cast<DistributedLayoutAttr>(layouts.a), lb = cast<DistributedLayoutAttr>(layouts.b),
+         lc = cast<DistributedLayoutAttr>(layouts.acc);
+    // Warps per row / column of the result: the warp bits of C.
+    int64_t wm = 1, wn = 1, ln = llvm::Log2_64(n), lk = llvm::Log2_64(k);
+    for (int64_t bit : lc.getWarp()) {
+      if (bit >= ln)
+        wm *= 2;
+      else if (bit >= 0)
+        wn *= 2;
+    }
+    bool bf16 = isa<BFloat16Type>(elem);
+    auto pair = [&](Value lo, Value hi) -> Value {
+      Value v = vector::FromElementsOp::create(b, loc, VectorType::get({2}, elem),
+                                               ValueRange{lo, hi});
+      return bf16 ? Value(LLVM::BitcastOp::create(b, loc, b.getI32Type(), v)) : v;
+    };
+    Type f32 = b.getF32Type();
+    Type resultType = LLVM::LLVMStructType::getLiteral(b.getContext(), {f32, f32, f32, f32});
+    auto ptxType = bf16 ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
+    SmallVector<Value> out(acc);
+    for (int64_t mr = 0; mr < m / (16 * wm); ++mr)
+      for (int64_t nr = 0; nr < n / (8 * wn); ++nr) {
+        int64_t cRegs[4];
+        for (int64_t i = 0; i < 4; ++i)
+          cRegs[i] = lc.registerOf(((mr * 16 * wm + 8 * ((i >> 1) & 1)) << ln) |
+                                   (nr * 8 * wn + (i & 1)));
+        for (int64_t kr = 0; kr < k / 16; ++kr) {
+          Value av[8], bv[4];
+          for (int64_t i = 0; i < 8; ++i)
+            av[i] = a[la.registerOf(((mr * 16 * wm + 8 * ((i >> 1) & 1)) << lk) |
+                                    (kr * 16 + (i & 1) + 8 * ((i >> 2) & 1)))];
+          for (int64_t i = 0; i < 4; ++i)
+            bv[i] = bRegs[lb.registerOf(((kr * 16 + (i & 1) + 8 * ((i >> 1) & 1)) << ln) |
+                                        (nr * 8 * wn))];
+          SmallVector<Value> opA{pair(av[0], av[1]), pair(av[2], av[3]), pair(av[4], av[5]),
+                                 pair(av[6], av[7])};
+          SmallVector<Value> opB{pair(bv[0], bv[1]), pair(bv[2], bv[3])};
+          SmallVector<Value> opC{out[cRegs[0]], out[cRegs[1]], out[cRegs[2]], out[cRegs[3]]};
+          Value mma = NVVM::MmaOp::create(
+              b, loc, resultType, opA, opB, opC, ArrayRef<int64_t>{16, 8, 16}, std::nullopt,
+              std::nullopt, std::array<NVVM::MMATypes, 2>{ptxType, ptxType},
+              std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row, NVVM::MMALayout::col});
+          for (int64_t i = 0; i < 4; ++i)
+            out[cRegs[i]] = LLVM::ExtractValueOp::create(b, loc, mma, ArrayRef<int64_t>{i});
+        }
+      }
+    return out;
+  }
+
   void markKernel(Operation *func, unsigned threads) const override {
     MLIRContext *ctx = func->getContext();
     func->setAttr("nvvm.kernel", UnitAttr::get(ctx));
@@ -56,6 +161,12 @@ public:
   }
 
 private:
+  static std::string typeName(Type t) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    t.print(os);
+    return text;
+  }
   NVPTXChip chip;
 };
 

@@ -348,3 +348,19 @@ func.func @reduce_kind(%x: tensor<4xf32>) -> f32 {
 func.func @ptr_without_pointee(%p: !tile.ptr) {
   return
 }
+
+// -----
+
+func.func @dot_inner(%a: tensor<16x32xf16>, %b: tensor<16x8xf16>, %c: tensor<16x8xf32>) -> tensor<16x8xf32> {
+  // expected-error @+1 {{'tile.dot' op a is 16x32 but b is 16x8: the inner dimensions differ}}
+  %0 = tile.dot %a, %b, %c : tensor<16x32xf16>, tensor<16x8xf16> -> tensor<16x8xf32>
+  return %0 : tensor<16x8xf32>
+}
+
+// -----
+
+func.func @dot_types(%a: tensor<16x16xf16>, %b: tensor<16x8xbf16>, %c: tensor<16x8xf32>) -> tensor<16x8xf32> {
+  // expected-error @+1 {{'tile.dot' op operands have different element types 'f16' and 'bf16'}}
+  %0 = tile.dot %a, %b, %c : tensor<16x16xf16>, tensor<16x8xbf16> -> tensor<16x8xf32>
+  return %0 : tensor<16x8xf32>
+}

@@ -16,6 +16,13 @@
 
 namespace mlir::tileir {
 
+/// The registers dot's operands and accumulator live in: the #tile.dist
+/// layouts (DistributedLayoutAttr) the target's matrix instructions read and
+/// write.
+struct DotLayouts {
+  Attribute a, b, acc;
+};
+
 class GPUTargetInfo {
 public:
   virtual ~GPUTargetInfo() = default;
@@ -44,6 +51,15 @@ public:
   virtual Value shuffleXor(OpBuilder &b, Location loc, Value v, int mask) const = 0;
   /// Synchronises the threads of a workgroup (and orders shared memory).
   virtual void barrier(OpBuilder &b, Location loc) const = 0;
+  /// Layouts for dot(a: [m, k], b: [k, n]) of `elem` over `numWarps` warps;
+  /// "" or why the target's matrix instructions cannot do it.
+  virtual std::string dotLayouts(MLIRContext *ctx, Type elem, int64_t m, int64_t n, int64_t k,
+                                 int64_t numWarps, DotLayouts &out) const = 0;
+  /// acc + a * b on one thread's registers in `layouts` (from dotLayouts).
+  virtual SmallVector<Value> lowerDot(OpBuilder &b, Location loc, Type elem, int64_t m,
+                                      int64_t n, int64_t k, const DotLayouts &layouts,
+                                      ArrayRef<Value> a, ArrayRef<Value> bRegs,
+                                      ArrayRef<Value> acc) const = 0;
   /// Marks `func` (an llvm.func) as a kernel launched with `threads` threads.
   virtual void markKernel(Operation *func, unsigned threads) const = 0;
 };
