@@ -73,8 +73,8 @@ fi
 # fuzz/regressions/ (fuzz/README.md).
 #
 # --fuzz-ci: executions per target (-runs, including the seeds) and the seed,
-# fixed so that every CI run tries the same inputs; each takes 40-55 s on
-# 2 cores (README "Testing" has the figures). Change them only together with
+# fixed so that every CI run tries the same inputs; each takes 40-80 s on
+# 2 cores, by load (README "Testing" has the figures). Change them only with
 # those figures. The targets run with address space randomisation off
 # (setarch -R): LLVM's and MLIR's pointer-keyed hash tables make coverage
 # depend on addresses, and with it the inputs libFuzzer keeps and mutates.

@@ -318,7 +318,7 @@ int runEmit(const CommonArgs &args) {
     phase = tile::Phase::AST;
   else if (args.stage == "tile")
     phase = tile::Phase::Tile;
-  else if (args.stage == "lowered")
+  else if (args.stage == "lowered" || args.stage == "gpu")
     phase = tile::Phase::Lowered;
   else if (args.stage == "llvm")
     phase = tile::Phase::LLVM;
