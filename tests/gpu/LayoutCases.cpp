@@ -4,6 +4,7 @@
 #include "FloatBits.h"
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <sstream>
@@ -133,29 +134,62 @@ std::string transposeStats(const LayoutVariant &v, const norms::Launcher &launch
   return result;
 }
 
-uint16_t toHalfBits(float v, bool bf16) {
-  return bf16 ? test::toBF16Bits(v) : test::toF16Bits(v);
+/// The value of fp8 byte `b` (OCP e4m3fn or e5m2).
+double fromFp8(uint8_t b, bool e4m3) {
+  int sign = b >> 7 ? -1 : 1;
+  int e = e4m3 ? (b >> 3) & 15 : (b >> 2) & 31, mbits = e4m3 ? 3 : 2, bias = e4m3 ? 7 : 15;
+  int m = b & ((1 << mbits) - 1);
+  if (e == 0)
+    return sign * std::ldexp(double(m), 1 - bias - mbits);
+  return sign * std::ldexp(1.0 + double(m) / (1 << mbits), e - bias);
 }
 
-double fromHalfBits(uint16_t h, bool bf16) {
-  return bf16 ? test::fromBF16Bits(h) : test::fromF16Bits(h);
+/// A random finite fp8 byte of magnitude at most 2^4 (no NaN or infinity).
+uint8_t randomFp8(std::mt19937_64 &rng, bool e4m3) {
+  for (;;) {
+    auto b = uint8_t(rng());
+    if (std::fabs(fromFp8(b, e4m3)) <= 16.0 && std::isfinite(fromFp8(b, e4m3)) &&
+        !(e4m3 && (b & 0x7f) == 0x7f) && !(!e4m3 && ((b >> 2) & 31) == 31))
+      return b;
+  }
+}
+
+/// A matmul operand of element type T ("f16", "bf16", "f8e4m3" or "f8e5m2").
+struct Operands {
+  std::vector<uint8_t> bytes; // the data as the kernel reads it
+  std::vector<double> values; // what each element is
+};
+
+Operands randomOperand(const std::string &t, size_t n, std::mt19937_64 &rng) {
+  Operands o;
+  bool fp8 = t.rfind("f8", 0) == 0;
+  o.bytes.resize(n * (fp8 ? 1 : 2));
+  o.values.resize(n);
+  auto f = randomVector(n, rng, 1.0f);
+  for (size_t i = 0; i < n; ++i) {
+    if (fp8) {
+      o.bytes[i] = randomFp8(rng, t == "f8e4m3");
+      o.values[i] = fromFp8(o.bytes[i], t == "f8e4m3");
+      continue;
+    }
+    bool bf16 = t == "bf16";
+    uint16_t h = bf16 ? test::toBF16Bits(f[i]) : test::toF16Bits(f[i]);
+    std::memcpy(&o.bytes[2 * i], &h, 2);
+    o.values[i] = bf16 ? test::fromBF16Bits(h) : test::fromF16Bits(h);
+  }
+  return o;
 }
 
 std::string matmul(const LayoutVariant &v, const norms::Launcher &launch, int64_t M, int64_t N,
                    int64_t K, std::mt19937_64 &rng) {
-  bool bf16 = v.defines.at("T") == "bf16";
-  auto fa = randomVector(size_t(M * K), rng, 1.0f), fb = randomVector(size_t(K * N), rng, 1.0f);
-  std::vector<uint16_t> ha(fa.size()), hb(fb.size());
-  for (size_t i = 0; i < fa.size(); ++i)
-    ha[i] = toHalfBits(fa[i], bf16);
-  for (size_t i = 0; i < fb.size(); ++i)
-    hb[i] = toHalfBits(fb[i], bf16);
+  const std::string &t = v.defines.at("T");
+  Operands a = randomOperand(t, size_t(M * K), rng), b = randomOperand(t, size_t(K * N), rng);
   auto c = poisoned(size_t(M * N));
   uint32_t gm = uint32_t(cdiv(M, define(v, "BM"))), gn = uint32_t(cdiv(N, define(v, "BN")));
   std::string err = launch({gm, gn, 1},
-                           {Arg::pointer(ha.data()), Arg::pointer(hb.data()), ptr(c),
+                           {Arg::pointer(a.bytes.data()), Arg::pointer(b.bytes.data()), ptr(c),
                             Arg::integer(M), Arg::integer(N), Arg::integer(K)},
-                           {ha.size() * 2, hb.size() * 2, bytes(c), 0, 0, 0});
+                           {a.bytes.size(), b.bytes.size(), bytes(c), 0, 0, 0});
   if (!err.empty())
     return err;
   std::vector<double> want(c.size()), tol(c.size());
@@ -163,7 +197,7 @@ std::string matmul(const LayoutVariant &v, const norms::Launcher &launch, int64_
     for (int64_t n = 0; n < N; ++n) {
       double sum = 0, abs = 0;
       for (int64_t k = 0; k < K; ++k) {
-        double p = double(fromHalfBits(ha[m * K + k], bf16)) * fromHalfBits(hb[k * N + n], bf16);
+        double p = a.values[m * K + k] * b.values[k * N + n];
         sum += p;
         abs += std::fabs(p);
       }
@@ -204,11 +238,12 @@ std::vector<LayoutVariant> tile::layouts::layoutVariants() {
   for (auto [b, w] : std::vector<std::array<unsigned, 2>>{{32, 4}, {16, 1}, {64, 8}, {8, 4}})
     out.push_back({"transpose_stats", {{"B", std::to_string(b)}}, w});
   // dot: warps tiling rows and columns, repeated instruction tiles, K steps.
-  for (auto [bm, bn, bk, w, bf16] : std::vector<std::array<unsigned, 5>>{
+  // Element types: 0 f16, 1 bf16, 2 f8e4m3, 3 f8e5m2.
+  for (auto [bm, bn, bk, w, type] : std::vector<std::array<unsigned, 5>>{
            {32, 32, 16, 4, 0}, {64, 64, 32, 4, 1}, {16, 8, 16, 1, 0}, {128, 64, 32, 8, 0},
-           {16, 64, 64, 4, 1}, {64, 16, 16, 2, 0}})
+           {16, 64, 64, 4, 1}, {64, 16, 16, 2, 0}, {64, 64, 64, 4, 2}, {32, 32, 32, 2, 3}})
     out.push_back({"matmul",
-                   {{"T", bf16 ? "bf16" : "f16"},
+                   {{"T", type == 0 ? "f16" : type == 1 ? "bf16" : type == 2 ? "f8e4m3" : "f8e5m2"},
                     {"BM", std::to_string(bm)},
                     {"BN", std::to_string(bn)},
                     {"BK", std::to_string(bk)}},
