@@ -134,21 +134,11 @@ std::string transposeStats(const LayoutVariant &v, const norms::Launcher &launch
   return result;
 }
 
-/// The value of fp8 byte `b` (OCP e4m3fn or e5m2).
-double fromFp8(uint8_t b, bool e4m3) {
-  int sign = b >> 7 ? -1 : 1;
-  int e = e4m3 ? (b >> 3) & 15 : (b >> 2) & 31, mbits = e4m3 ? 3 : 2, bias = e4m3 ? 7 : 15;
-  int m = b & ((1 << mbits) - 1);
-  if (e == 0)
-    return sign * std::ldexp(double(m), 1 - bias - mbits);
-  return sign * std::ldexp(1.0 + double(m) / (1 << mbits), e - bias);
-}
-
 /// A random finite fp8 byte of magnitude at most 2^4 (no NaN or infinity).
 uint8_t randomFp8(std::mt19937_64 &rng, bool e4m3) {
   for (;;) {
     auto b = uint8_t(rng());
-    if (std::fabs(fromFp8(b, e4m3)) <= 16.0 && std::isfinite(fromFp8(b, e4m3)) &&
+    if (std::fabs(test::fromFp8Bits(b, e4m3)) <= 16.0 && std::isfinite(test::fromFp8Bits(b, e4m3)) &&
         !(e4m3 && (b & 0x7f) == 0x7f) && !(!e4m3 && ((b >> 2) & 31) == 31))
       return b;
   }
@@ -169,7 +159,7 @@ Operands randomOperand(const std::string &t, size_t n, std::mt19937_64 &rng) {
   for (size_t i = 0; i < n; ++i) {
     if (fp8) {
       o.bytes[i] = randomFp8(rng, t == "f8e4m3");
-      o.values[i] = fromFp8(o.bytes[i], t == "f8e4m3");
+      o.values[i] = test::fromFp8Bits(o.bytes[i], t == "f8e4m3");
       continue;
     }
     bool bf16 = t == "bf16";

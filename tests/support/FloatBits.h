@@ -151,6 +151,21 @@ inline double fromF16Bits(uint16_t b) {
 }
 
 /// Stores `v` rounded to `t` as element `i` of a buffer of `t`.
+/// The value of an OCP fp8 byte: e4m3fn (bias 7, 0x7f/0xff NaN, no
+/// infinities) or e5m2 (bias 15, IEEE-like infinities and NaNs).
+inline double fromFp8Bits(uint8_t b, bool e4m3) {
+  int mbits = e4m3 ? 3 : 2, bias = e4m3 ? 7 : 15;
+  int e = (b & 0x7f) >> mbits, m = b & ((1 << mbits) - 1);
+  double sign = b >> 7 ? -1.0 : 1.0;
+  if (e4m3 && (b & 0x7f) == 0x7f)
+    return std::nan("");
+  if (!e4m3 && e == 31)
+    return m ? std::nan("") : sign * INFINITY;
+  if (e == 0)
+    return sign * std::ldexp(double(m), 1 - bias - mbits);
+  return sign * std::ldexp(1.0 + double(m) / (1 << mbits), e - bias);
+}
+
 inline void storeAs(Dtype t, void *buf, size_t i, double v) {
   auto *bytes = static_cast<unsigned char *>(buf) + i * sizeOf(t);
   if (t == Dtype::F32) {

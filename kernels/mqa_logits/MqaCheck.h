@@ -1,0 +1,67 @@
+//===- MqaCheck.h - run a compiled fp8_mqa_logits and check tier B -*- C++ -*-===//
+//
+// Fresh seeded random inputs (fp8 e4m3 q and kv, positive kv scales, signed
+// head weights), windows of the spec's patterns, a NaN-poisoned output with
+// a padded row stride; then tier B against a float64 reference on the rows
+// checked: |out - ref| <= 2^-10 * S_abs + 1e-30, -inf exactly where masked
+// and nowhere else, the padding untouched.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TILE_MQA_MQACHECK_H
+#define TILE_MQA_MQACHECK_H
+
+#include "NormCheck.h"
+
+#include <string>
+#include <vector>
+
+namespace tile::mqa {
+
+enum class Pattern { Causal, Windows, Random };
+
+struct MqaCase {
+  int64_t S, T;
+  Pattern pattern;
+  /// Window length for Pattern::Windows.
+  int64_t window = 2048;
+  /// Check every rowStep-th row (and the last); 1 checks all.
+  int64_t rowStep = 1;
+  int64_t H = 64, D = 128;
+};
+
+struct MqaResult {
+  bool pass = false;
+  /// max |out - ref| / bound over the checked unmasked elements.
+  double maxErrOverBound = 0;
+  int64_t failures = 0;
+  /// Unmasked (i, j) pairs of the whole problem: FLOPs = 2 H D pairs.
+  int64_t pairs = 0;
+  std::string error;
+};
+
+const char *patternName(Pattern p);
+
+/// The inputs of one case (host buffers) and its launch arguments.
+struct MqaProblem {
+  MqaCase c;
+  std::vector<uint8_t> q, kv;
+  std::vector<float> kvScale, w, logits;
+  std::vector<int32_t> ks, ke;
+  int64_t stride = 0;
+  std::vector<Arg> args() const;
+  std::vector<size_t> bytes() const;
+  std::array<uint32_t, 3> grid(int64_t blockT) const;
+};
+
+MqaProblem makeProblem(const MqaCase &c, uint64_t seed);
+
+/// Checks `p.logits` (after a launch) against the reference.
+MqaResult checkProblem(const MqaProblem &p);
+
+/// Makes, launches (through `launch`, with BLOCK_T = `blockT`) and checks a case.
+MqaResult runMqaCase(const std::vector<ParamInfo> &params, const norms::Launcher &launch,
+                     const MqaCase &c, int64_t blockT, uint64_t seed);
+
+} // namespace tile::mqa
+
+#endif // TILE_MQA_MQACHECK_H
