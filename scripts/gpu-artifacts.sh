@@ -16,7 +16,7 @@
 # bench/README.md has the device command.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/build.sh tilec norm-gpu layout-gpu launch-overhead >/dev/null
+scripts/build.sh tilec norm-gpu layout-gpu mqa-gpu launch-overhead >/dev/null
 out=.carry/gpu
 rm -rf "$out" && mkdir -p "$out"
 tilec=build/tools/tilec/tilec
@@ -56,7 +56,13 @@ build/tests/gpu/layout-gpu --list | while read -r name args; do
   # shellcheck disable=SC2086 # the arguments are words
   $tilec compile tests/gpu/kernels/layouts.tile $args --target=$target -o $out/layouts/$name.ptx
 done
-cp build/tests/gpu/norm-gpu build/tests/gpu/layout-gpu build/bench/launch-overhead "$out/"
+# fp8_mqa_logits, specialised on 16-byte aligned q and kv (as the JIT does).
+for bt in 64 128; do
+  $tilec compile kernels/mqa_logits/fp8_mqa_logits.tile --target=$target -D BLOCK_T=$bt \
+    --assume q=16 --assume kv=16 -o $out/fp8_mqa_logits.bt$bt.ptx
+done
+cp build/tests/gpu/norm-gpu build/tests/gpu/layout-gpu build/tests/gpu/mqa-gpu \
+  build/bench/launch-overhead "$out/"
 
 # The AOT example (plain CMake against the generated launcher, no LLVM), as
 # tests/aot/build-example.sh builds it.

@@ -68,6 +68,19 @@ struct ExpandDimsLowering : GPUPattern<ExpandDimsOp> {
   }
 };
 
+struct TransLowering : GPUPattern<TransOp> {
+  using GPUPattern::GPUPattern;
+  LogicalResult matchAndRewrite(TransOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    // The result's layout names the same registers with the dimensions swapped.
+    auto src = op.getSrc().getType();
+    if (transposeLayout(getLayout(src), src.getShape()) != getLayout(op.getType()))
+      return rewriter.notifyMatchFailure(op, "trans changes the threads' elements");
+    rewriter.replaceOp(op, adaptor.getSrc());
+    return success();
+  }
+};
+
 struct ConvertLayoutLowering : GPUPattern<ConvertLayoutOp> {
   using GPUPattern::GPUPattern;
   LogicalResult matchAndRewrite(ConvertLayoutOp op, OpAdaptor adaptor,
@@ -231,6 +244,6 @@ void mlir::tileir::populateLayoutPatterns(const TypeConverter &converter,
                                           RewritePatternSet &patterns,
                                           const GPULowering &lowering) {
   patterns.add<BroadcastLowering, ExpandDimsLowering, ConvertLayoutLowering, ReduceLowering,
-               DotLowering>(
+               DotLowering, TransLowering>(
       converter, patterns.getContext(), lowering);
 }

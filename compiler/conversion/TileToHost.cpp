@@ -337,6 +337,19 @@ struct DotLowering : OpConversionPattern<DotOp> {
   }
 };
 
+struct TransLowering : OpConversionPattern<TransOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(TransOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto type = cast<RankedTensorType>(getTypeConverter()->convertType(op.getType()));
+    Value init = emptyLike(rewriter, op.getLoc(), type);
+    auto t = linalg::TransposeOp::create(rewriter, op.getLoc(), adaptor.getSrc(), init,
+                                         ArrayRef<int64_t>{1, 0});
+    rewriter.replaceOp(op, t.getResult()[0]);
+    return success();
+  }
+};
+
 /// arith.select on pointer tiles: same op, converted types.
 struct SelectLowering : OpConversionPattern<arith::SelectOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -380,7 +393,7 @@ struct ConvertTileToHost : mlir::tileir::impl::ConvertTileToHostBase<ConvertTile
     RewritePatternSet patterns(ctx);
     patterns.add<GridArgLowering<ProgramIdOp>>(converter, ctx, 0);
     patterns.add<GridArgLowering<NumProgramsOp>>(converter, ctx, 3);
-    patterns.add<DotLowering>(converter, ctx);
+    patterns.add<DotLowering, TransLowering>(converter, ctx);
     patterns.add<RangeLowering, SplatLowering, BroadcastLowering, ExpandDimsLowering,
                  AddPtrLowering, LoadLowering, StoreLowering, ReduceLowering, SelectLowering>(
         converter, ctx);

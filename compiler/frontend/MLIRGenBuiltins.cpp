@@ -445,6 +445,22 @@ std::optional<Val> MLIRGen::genBuiltin(const CallExpr &call, bool &handled) {
     return genLoad(call);
   if (name == "dot")
     return genDot(call);
+  if (name == "trans") {
+    if (!args.expect(1, 1, {}))
+      return std::nullopt;
+    auto x = genExpr(*call.args[0]);
+    if (!x)
+      return std::nullopt;
+    auto type = x->isRuntime() ? llvm::dyn_cast<mlir::RankedTensorType>(x->value.getType())
+                               : mlir::RankedTensorType();
+    if (!type || type.getRank() != 2)
+      return error(call.args[0]->getLoc(), "trans needs a 2-D tile, got " + describe(*x)),
+             std::nullopt;
+    auto result = mlir::RankedTensorType::get({type.getDimSize(1), type.getDimSize(0)},
+                                              type.getElementType());
+    return Val::makeRuntime(
+        mlir::tileir::TransOp::create(builder, loc(l), result, x->value), x->isUnsigned);
+  }
   if (name == "store") {
     if (!genStore(call))
       return std::nullopt;

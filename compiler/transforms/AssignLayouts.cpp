@@ -212,6 +212,10 @@ LogicalResult Assigner::visit(Operation *op) {
       convertOperands(op, store.getPtr(), layout);
     return success();
   }
+  if (auto trans = dyn_cast<TransOp>(op))
+    return assign(op, trans.getResult(),
+                  transposeLayout(getLayout(trans.getSrc().getType()),
+                                  trans.getSrc().getType().getShape()));
   if (auto expand = dyn_cast<ExpandDimsOp>(op))
     return assign(op, expand.getResult(), getLayout(expand.getSrc().getType()));
   if (auto broadcast = dyn_cast<BroadcastOp>(op)) {

@@ -74,3 +74,18 @@ RankedTensorType mlir::tileir::withLayout(Type type, Attribute layout) {
   auto tensor = cast<RankedTensorType>(type);
   return RankedTensorType::get(tensor.getShape(), tensor.getElementType(), layout);
 }
+
+DistributedLayoutAttr mlir::tileir::transposeLayout(DistributedLayoutAttr layout,
+                                                    ArrayRef<int64_t> shape) {
+  // [A, B]: index bits [0, lb) are the column, [lb, lb + la) the row; in the
+  // transpose [B, A] the old row bits come first.
+  int64_t la = llvm::Log2_64(shape[0]), lb = llvm::Log2_64(shape[1]);
+  auto map = [&](ArrayRef<int64_t> list) {
+    SmallVector<int64_t> out;
+    for (int64_t bit : list)
+      out.push_back(bit < 0 ? -1 : bit < lb ? bit + la : bit - lb);
+    return out;
+  };
+  return DistributedLayoutAttr::get(layout.getContext(), map(layout.getReg()),
+                                    map(layout.getLane()), map(layout.getWarp()));
+}

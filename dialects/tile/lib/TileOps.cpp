@@ -155,3 +155,13 @@ LogicalResult DotOp::verify() {
                          << ", expected " << a.getDimSize(0) << "x" << b.getDimSize(1);
   return success();
 }
+
+LogicalResult TransOp::verify() {
+  auto src = getSrc().getType();
+  auto res = cast<RankedTensorType>(getType());
+  if (res.getDimSize(0) != src.getDimSize(1) || res.getDimSize(1) != src.getDimSize(0))
+    return emitOpError() << "result shape " << res.getDimSize(0) << "x" << res.getDimSize(1)
+                         << " is not the transpose of " << src.getDimSize(0) << "x"
+                         << src.getDimSize(1);
+  return success();
+}

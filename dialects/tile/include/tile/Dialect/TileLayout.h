@@ -31,6 +31,10 @@ DistributedLayoutAttr getBlockedLayout(MLIRContext *ctx, ArrayRef<int64_t> shape
 DistributedLayoutAttr dropDimensions(DistributedLayoutAttr layout, ArrayRef<int64_t> shape,
                                      ArrayRef<int64_t> dims);
 
+/// The layout of the transpose of a 2-D tile of `shape` laid out as
+/// `layout`: the same threads and registers, the dimensions' bits swapped.
+DistributedLayoutAttr transposeLayout(DistributedLayoutAttr layout, ArrayRef<int64_t> shape);
+
 /// The layout encoding of `type` (null for scalars and unencoded tiles).
 DistributedLayoutAttr getLayout(Type type);
 

@@ -123,6 +123,18 @@ def Tile_DotOp : Tile_Op<"dot", [Pure, AllTypesMatch<["acc", "result"]>]> {
   let hasVerifier = 1;
 }
 
+def Tile_TransOp : Tile_Op<"trans", [Pure, SameOperandsAndResultElementType]> {
+  let summary = "transpose a 2-D tile";
+  let description = [{
+    result[j, i] = src[i, j]. On GPU targets it moves no data: the result's
+    layout is the source's with the roles of the two dimensions swapped.
+  }];
+  let arguments = (ins 2DTensorOf<[AnyType]>:$src);
+  let results = (outs 2DTensorOf<[AnyType]>:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+}
+
 def Tile_ConvertLayoutOp : Tile_Op<"convert_layout", [Pure, SameOperandsAndResultShape,
     SameOperandsAndResultElementType]> {
   let summary = "redistribute a tile's elements over the threads (a new layout encoding)";
