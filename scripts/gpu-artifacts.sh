@@ -58,8 +58,10 @@ build/tests/gpu/layout-gpu --list | while read -r name args; do
 done
 # fp8_mqa_logits, specialised on 16-byte aligned q and kv (as the JIT does).
 for bt in 64 128; do
-  $tilec compile kernels/mqa_logits/fp8_mqa_logits.tile --target=$target -D BLOCK_T=$bt \
-    --assume q=16 --assume kv=16 -o $out/fp8_mqa_logits.bt$bt.ptx
+  for chunk in 1024 4096; do
+    $tilec compile kernels/mqa_logits/fp8_mqa_logits.tile --target=$target -D BLOCK_T=$bt \
+      -D CHUNK=$chunk --assume q=16 --assume kv=16 -o $out/fp8_mqa_logits.bt$bt.c$chunk.ptx
+  done
 done
 cp build/tests/gpu/norm-gpu build/tests/gpu/layout-gpu build/tests/gpu/mqa-gpu \
   build/bench/launch-overhead "$out/"

@@ -72,8 +72,8 @@ std::vector<size_t> MqaProblem::bytes() const {
           ke.size() * 4, logits.size() * 4, 0, 0};
 }
 
-std::array<uint32_t, 3> MqaProblem::grid(int64_t blockT) const {
-  return {uint32_t(c.S), uint32_t((c.T + blockT - 1) / blockT), 1};
+std::array<uint32_t, 3> MqaProblem::grid(int64_t chunk) const {
+  return {uint32_t(c.S), uint32_t((c.T + chunk - 1) / chunk), 1};
 }
 
 MqaResult tile::mqa::checkProblem(const MqaProblem &p) {
@@ -141,7 +141,7 @@ MqaResult tile::mqa::checkProblem(const MqaProblem &p) {
 }
 
 MqaResult tile::mqa::runMqaCase(const std::vector<ParamInfo> &params,
-                                const norms::Launcher &launch, const MqaCase &c, int64_t blockT,
+                                const norms::Launcher &launch, const MqaCase &c, int64_t chunk,
                                 uint64_t seed) {
   if (params.size() != 9) {
     MqaResult r;
@@ -150,7 +150,7 @@ MqaResult tile::mqa::runMqaCase(const std::vector<ParamInfo> &params,
     return r;
   }
   MqaProblem p = makeProblem(c, seed);
-  if (std::string err = launch(p.grid(blockT), p.args(), p.bytes()); !err.empty()) {
+  if (std::string err = launch(p.grid(chunk), p.args(), p.bytes()); !err.empty()) {
     MqaResult r;
     r.error = err;
     return r;

@@ -50,7 +50,8 @@ struct MqaProblem {
   int64_t stride = 0;
   std::vector<Arg> args() const;
   std::vector<size_t> bytes() const;
-  std::array<uint32_t, 3> grid(int64_t blockT) const;
+  /// (S, cdiv(T, chunk)): one program per query row and chunk of keys.
+  std::array<uint32_t, 3> grid(int64_t chunk) const;
 };
 
 MqaProblem makeProblem(const MqaCase &c, uint64_t seed);
@@ -58,9 +59,9 @@ MqaProblem makeProblem(const MqaCase &c, uint64_t seed);
 /// Checks `p.logits` (after a launch) against the reference.
 MqaResult checkProblem(const MqaProblem &p);
 
-/// Makes, launches (through `launch`, with BLOCK_T = `blockT`) and checks a case.
+/// Makes, launches (through `launch`, a build with CHUNK = `chunk`) and checks a case.
 MqaResult runMqaCase(const std::vector<ParamInfo> &params, const norms::Launcher &launch,
-                     const MqaCase &c, int64_t blockT, uint64_t seed);
+                     const MqaCase &c, int64_t chunk, uint64_t seed);
 
 } // namespace tile::mqa
 

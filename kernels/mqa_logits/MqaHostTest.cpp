@@ -1,6 +1,7 @@
 //===- MqaHostTest.cpp - fp8_mqa_logits compiled and run on the host ------===//
 //
-// The kernel as shipped (H = 64, D = 128) with two BLOCK_T values, on small
+// The kernel as shipped (H = 64, D = 128) in three (BLOCK_T, CHUNK) builds
+// (one chunk a row, several chunks, a chunk that T does not fill), on small
 // problems of every window pattern (causal, windows, random windows that
 // start before 0 and end past T), checked at tier B against float64.
 //
@@ -23,9 +24,11 @@ TEST(MqaHostTest, MatchesTheReference) {
   source << in.rdbuf();
   ASSERT_FALSE(source.str().empty()) << "cannot read " << TILEC_MQA_KERNEL;
   uint64_t seed = 500;
-  for (int64_t blockT : {32, 64}) {
+  for (auto [blockT, chunk] : std::vector<std::pair<int64_t, int64_t>>{{64, 1024}, {32, 64},
+                                                                        {16, 48}}) {
     CompileOptions options;
     options.defines["BLOCK_T"] = std::to_string(blockT);
+    options.defines["CHUNK"] = std::to_string(chunk);
     auto kernel = compileForHost(source.str(), "fp8_mqa_logits.tile", options);
     ASSERT_TRUE(bool(kernel)) << kernel.message();
     norms::Launcher launch = [&](std::array<uint32_t, 3> grid, const std::vector<Arg> &args,
@@ -35,8 +38,8 @@ TEST(MqaHostTest, MatchesTheReference) {
     for (auto [s, t] : std::vector<std::pair<int64_t, int64_t>>{{1, 1}, {5, 37}, {16, 100}})
       for (Pattern pattern : {Pattern::Causal, Pattern::Windows, Pattern::Random}) {
         MqaCase c{s, t, pattern, 16};
-        MqaResult r = runMqaCase((*kernel)->params(), launch, c, blockT, seed++);
-        EXPECT_TRUE(r.pass) << "BLOCK_T=" << blockT << " S=" << s << " T=" << t << " "
+        MqaResult r = runMqaCase((*kernel)->params(), launch, c, chunk, seed++);
+        EXPECT_TRUE(r.pass) << "BLOCK_T=" << blockT << " CHUNK=" << chunk << " S=" << s << " T=" << t << " "
                             << patternName(pattern) << ": " << r.error;
       }
   }

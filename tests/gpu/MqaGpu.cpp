@@ -1,7 +1,7 @@
 //===- MqaGpu.cpp - fp8_mqa_logits on an NVIDIA GPU: check, then time -----===//
 //
-// Loads the PTX builds DIR/fp8_mqa_logits.bt<BLOCK_T>.ptx that `tilec
-// compile` wrote, checks each at tier B (MqaCheck: small problems on every
+// Loads the PTX builds DIR/fp8_mqa_logits.bt<BLOCK_T>.c<CHUNK>.ptx that
+// `tilec compile` wrote (scripts/gpu-artifacts.sh), checks each at tier B (MqaCheck: small problems on every
 // row, the benchmark shapes on sampled rows), then times the spec's
 // benchmark shapes with CUDA events (median of 10 timed runs of 5 launches
 // after a warm-up) and prints TFLOP/s counted as the spec says (2 H D per
@@ -22,7 +22,7 @@ using namespace tile::mqa;
 namespace {
 
 /// Median milliseconds per launch of `v` on `p` (device copies of its buffers).
-std::string timeCase(cuda::Driver &driver, test::Variant &v, const MqaProblem &p, int64_t blockT,
+std::string timeCase(cuda::Driver &driver, test::Variant &v, const MqaProblem &p, int64_t chunk,
                      double &ms) {
   std::vector<Arg> args = p.args();
   std::vector<size_t> bytes = p.bytes();
@@ -41,7 +41,7 @@ std::string timeCase(cuda::Driver &driver, test::Variant &v, const MqaProblem &p
       err = driver.copyToDevice(device[i], args[i].ptr, bytes[i]);
     std::memcpy(slots[i].bytes, &device[i], 8);
   }
-  auto grid = p.grid(blockT);
+  auto grid = p.grid(chunk);
   unsigned g[3] = {grid[0], grid[1], grid[2]};
   auto launch5 = [&]() -> std::string {
     for (int r = 0; r < 5; ++r)
@@ -84,9 +84,11 @@ int main(int argc, char **argv) {
   test::GpuRunner runner(*driver);
   int failures = 0, cases = 0;
   uint64_t seed = 900;
-  for (int64_t blockT : {64, 128}) {
+  for (auto [blockT, chunk] : std::vector<std::pair<int64_t, int64_t>>{
+           {64, 1024}, {128, 1024}, {64, 4096}, {128, 4096}}) {
     test::Variant v;
-    std::string name = "fp8_mqa_logits.bt" + std::to_string(blockT);
+    std::string name =
+        "fp8_mqa_logits.bt" + std::to_string(blockT) + ".c" + std::to_string(chunk);
     std::string err = test::readVariant(dir + "/" + name + ".ptx", v);
     if (err.empty())
       err = driver->loadKernel(v.ptx, v.kernel, v.function);
@@ -104,7 +106,7 @@ int main(int argc, char **argv) {
                                    {4096, 4096, Pattern::Causal, 2048, 257},
                                    {4096, 16384, Pattern::Windows, 2048, 509}};
     for (const MqaCase &c : checks) {
-      MqaResult r = runMqaCase(v.params, launch, c, blockT, seed++);
+      MqaResult r = runMqaCase(v.params, launch, c, chunk, seed++);
       ++cases;
       failures += !r.pass;
       std::printf("%-24s S=%-5lld T=%-6lld %-8s rows/%-4lld err/bound %.3f  %s\n", name.c_str(),
@@ -124,7 +126,7 @@ int main(int argc, char **argv) {
         pairs += std::max<int64_t>(0, std::min<int64_t>(p.ke[size_t(i)], c.T) -
                                           std::max<int64_t>(p.ks[size_t(i)], 0));
       double ms = 0;
-      err = timeCase(*driver, v, p, blockT, ms);
+      err = timeCase(*driver, v, p, chunk, ms);
       if (!err.empty()) {
         std::printf("%s time: FAIL %s\n", name.c_str(), err.c_str());
         ++failures;
