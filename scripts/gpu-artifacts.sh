@@ -63,6 +63,8 @@ for bt in 64 128; do
       -D CHUNK=$chunk --assume q=16 --assume kv=16 -o $out/fp8_mqa_logits.bt$bt.c$chunk.ptx
   done
 done
+$tilec compile kernels/mqa_logits/fp8_paged_mqa_logits.tile --target=$target -D BLOCK_T=64 \
+  -D CHUNK=1024 --assume q=16 --assume kv_cache=16 -o $out/fp8_paged_mqa_logits.bt64.c1024.ptx
 cp build/tests/gpu/norm-gpu build/tests/gpu/layout-gpu build/tests/gpu/mqa-gpu \
   build/bench/launch-overhead "$out/"
 

@@ -1,6 +1,7 @@
 //===- MqaCheck.cpp - run a compiled fp8_mqa_logits and check tier B ------===//
 #include "MqaCheck.h"
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <sstream>
@@ -17,6 +18,64 @@ uint8_t randomE4M3(std::mt19937_64 &rng) {
     if ((b & 0x7f) != 0x7f)
       return b;
   }
+}
+
+/// sum_h w[h] * max(0, q[h, :] . kv) and the sum of the absolute terms
+/// (without the key scale).
+void referenceLogit(const double *q, const double *kv, const float *w, int64_t H, int64_t D,
+                    double &ref, double &abs) {
+  ref = abs = 0;
+  for (int64_t h = 0; h < H; ++h) {
+    double dotv = 0, dotAbs = 0;
+    for (int64_t d = 0; d < D; ++d) {
+      dotv += q[h * D + d] * kv[d];
+      dotAbs += std::fabs(q[h * D + d] * kv[d]);
+    }
+    ref += double(w[h]) * std::max(0.0, dotv);
+    abs += std::fabs(double(w[h])) * dotAbs;
+  }
+}
+
+std::vector<double> decode(const std::vector<uint8_t> &bytes) {
+  std::vector<double> out(bytes.size());
+  for (size_t k = 0; k < bytes.size(); ++k)
+    out[k] = test::fromFp8Bits(bytes[k], true);
+  return out;
+}
+
+/// Checks one logit: -inf when masked, else tier B. Counts into `r`.
+void checkLogit(MqaResult &r, int64_t i, int64_t j, float out, bool masked, double ref,
+                double abs) {
+  auto where = [&] { return "logits[" + std::to_string(i) + "][" + std::to_string(j) + "] = "; };
+  if (masked) {
+    if (std::isinf(out) && out < 0)
+      return;
+    if (r.error.empty())
+      r.error = where() + std::to_string(out) + " is masked: expected -inf";
+    ++r.failures;
+    return;
+  }
+  double bound = std::ldexp(abs, -10) + 1e-30, err = std::fabs(double(out) - ref);
+  if (err <= bound) {
+    r.maxErrOverBound = std::max(r.maxErrOverBound, err / bound);
+    return;
+  }
+  if (r.error.empty()) {
+    std::ostringstream os;
+    os << where() << out << ", expected " << ref << " (bound " << bound << ")";
+    r.error = os.str();
+  }
+  ++r.failures;
+}
+
+/// Padding columns [from, to) of a row must still hold the NaN poison.
+void checkPadding(MqaResult &r, int64_t i, const float *row, int64_t from, int64_t to) {
+  for (int64_t j = from; j < to; ++j)
+    if (!std::isnan(row[j])) {
+      if (r.error.empty())
+        r.error = "padding logits[" + std::to_string(i) + "][" + std::to_string(j) + "] was written";
+      ++r.failures;
+    }
 }
 
 } // namespace
@@ -79,61 +138,27 @@ std::array<uint32_t, 3> MqaProblem::grid(int64_t chunk) const {
 MqaResult tile::mqa::checkProblem(const MqaProblem &p) {
   const MqaCase &c = p.c;
   MqaResult r;
-  std::vector<double> qv(p.q.size()), kvv(p.kv.size());
-  for (size_t k = 0; k < qv.size(); ++k)
-    qv[k] = test::fromFp8Bits(p.q[k], true);
-  for (size_t k = 0; k < kvv.size(); ++k)
-    kvv[k] = test::fromFp8Bits(p.kv[k], true);
+  std::vector<double> qv = decode(p.q), kvv = decode(p.kv);
   auto inside = [&](int64_t i, int64_t j) {
     return std::max<int64_t>(p.ks[size_t(i)], 0) <= j && j < std::min<int64_t>(p.ke[size_t(i)], c.T);
   };
   for (int64_t i = 0; i < c.S; ++i)
     for (int64_t j = 0; j < c.T; ++j)
       r.pairs += inside(i, j);
-  auto fail = [&](const std::string &what) {
-    if (r.error.empty())
-      r.error = what;
-    ++r.failures;
-  };
   for (int64_t i = 0; i < c.S; ++i) {
     if (i % c.rowStep != 0 && i != c.S - 1)
       continue;
     const float *row = &p.logits[size_t(i * p.stride)];
-    for (int64_t j = c.T; j < p.stride; ++j)
-      if (!std::isnan(row[j]))
-        fail("padding logits[" + std::to_string(i) + "][" + std::to_string(j) + "] was written");
+    checkPadding(r, i, row, c.T, p.stride);
     for (int64_t j = 0; j < c.T; ++j) {
-      float out = row[j];
-      if (!inside(i, j)) {
-        if (!(std::isinf(out) && out < 0))
-          fail("logits[" + std::to_string(i) + "][" + std::to_string(j) + "] = " +
-               std::to_string(out) + " outside the window [" + std::to_string(p.ks[size_t(i)]) +
-               ", " + std::to_string(p.ke[size_t(i)]) + "): expected -inf");
-        continue;
-      }
       double ref = 0, abs = 0;
-      for (int64_t h = 0; h < c.H; ++h) {
-        double dotv = 0, dotAbs = 0;
-        const double *qh = &qv[size_t((i * c.H + h) * c.D)], *kj = &kvv[size_t(j * c.D)];
-        for (int64_t d = 0; d < c.D; ++d) {
-          dotv += qh[d] * kj[d];
-          dotAbs += std::fabs(qh[d] * kj[d]);
-        }
-        double wh = p.w[size_t(i * c.H + h)];
-        ref += wh * std::max(0.0, dotv);
-        abs += std::fabs(wh) * dotAbs;
+      if (inside(i, j)) {
+        referenceLogit(&qv[size_t(i * c.H * c.D)], &kvv[size_t(j * c.D)], &p.w[size_t(i * c.H)],
+                       c.H, c.D, ref, abs);
+        ref *= p.kvScale[size_t(j)];
+        abs *= p.kvScale[size_t(j)];
       }
-      ref *= p.kvScale[size_t(j)];
-      double bound = std::ldexp(abs * p.kvScale[size_t(j)], -10) + 1e-30;
-      double err = std::fabs(double(out) - ref);
-      if (err <= bound) {
-        r.maxErrOverBound = std::max(r.maxErrOverBound, err / bound);
-        continue;
-      }
-      std::ostringstream os;
-      os << "logits[" << i << "][" << j << "] = " << out << ", expected " << ref << " (bound "
-         << bound << ")";
-      fail(os.str());
+      checkLogit(r, i, j, row[j], !inside(i, j), ref, abs);
     }
   }
   r.pass = r.failures == 0;
@@ -156,4 +181,83 @@ MqaResult tile::mqa::runMqaCase(const std::vector<ParamInfo> &params,
     return r;
   }
   return checkProblem(p);
+}
+
+MqaResult tile::mqa::runPagedCase(const std::vector<ParamInfo> &params,
+                                  const norms::Launcher &launch, const PagedCase &c, int64_t chunk,
+                                  uint64_t seed) {
+  MqaResult r;
+  if (params.size() != 12) {
+    r.error = "fp8_paged_mqa_logits: the build has " + std::to_string(params.size()) +
+              " parameters, expected 12";
+    return r;
+  }
+  std::mt19937_64 rng(seed);
+  int64_t B = int64_t(c.contexts.size()), rows = B * c.nextN, bs = c.blockSize;
+  int64_t maxContext = *std::max_element(c.contexts.begin(), c.contexts.end());
+  int64_t maxBlocks = std::max<int64_t>(1, (maxContext + bs - 1) / bs), numBlocks = 3;
+  for (int64_t ctx : c.contexts)
+    numBlocks += (ctx + bs - 1) / bs;
+  std::vector<int32_t> perm(static_cast<size_t>(numBlocks));
+  for (size_t k = 0; k < perm.size(); ++k)
+    perm[k] = int32_t(k);
+  std::shuffle(perm.begin(), perm.end(), rng);
+  // Entries past a sequence's pages point far outside the cache: never read.
+  std::vector<int32_t> table(static_cast<size_t>(B * maxBlocks), 0x3fffffff);
+  std::vector<int32_t> lens(static_cast<size_t>(B));
+  for (int64_t b = 0, next = 0; b < B; ++b) {
+    lens[size_t(b)] = int32_t(c.contexts[size_t(b)]);
+    for (int64_t p = 0; p < (c.contexts[size_t(b)] + bs - 1) / bs; ++p)
+      table[size_t(b * maxBlocks + p)] = perm[size_t(next++)];
+  }
+  std::vector<uint8_t> q(size_t(rows * c.H * c.D)), kv(size_t(numBlocks * bs * c.D));
+  for (uint8_t &v : q)
+    v = randomE4M3(rng);
+  for (uint8_t &v : kv)
+    v = randomE4M3(rng);
+  std::uniform_real_distribution<float> scale(0.01f, 1.0f);
+  std::normal_distribution<float> weight(0.0f, 1.0f);
+  std::vector<float> kvScale(size_t(numBlocks * bs)), w(size_t(rows * c.H));
+  for (float &v : kvScale)
+    v = scale(rng);
+  for (float &v : w)
+    v = weight(rng);
+  int64_t stride = maxContext + 3;
+  std::vector<float> logits(size_t(rows * stride), std::nanf(""));
+  std::vector<Arg> args = {Arg::pointer(q.data()),       Arg::pointer(kv.data()),
+                           Arg::pointer(kvScale.data()), Arg::pointer(w.data()),
+                           Arg::pointer(table.data()),   Arg::pointer(lens.data()),
+                           Arg::pointer(logits.data()),  Arg::integer(c.nextN),
+                           Arg::integer(bs),             Arg::integer(maxBlocks),
+                           Arg::integer(maxContext),     Arg::integer(stride)};
+  std::vector<size_t> bytes = {q.size(), kv.size(), kvScale.size() * 4, w.size() * 4,
+                               table.size() * 4, lens.size() * 4, logits.size() * 4,
+                               0, 0, 0, 0, 0};
+  std::array<uint32_t, 3> grid = {uint32_t(rows), uint32_t((maxContext + chunk - 1) / chunk), 1};
+  if (std::string err = launch(grid, args, bytes); !err.empty()) {
+    r.error = err;
+    return r;
+  }
+  std::vector<double> qv = decode(q), kvv = decode(kv);
+  for (int64_t row = 0; row < rows; ++row) {
+    int64_t b = row / c.nextN, t = row % c.nextN;
+    int64_t hi = c.contexts[size_t(b)] - c.nextN + t + 1;
+    const float *out = &logits[size_t(row * stride)];
+    checkPadding(r, row, out, maxContext, stride);
+    for (int64_t j = 0; j < maxContext; ++j) {
+      double ref = 0, abs = 0;
+      bool masked = j >= hi;
+      if (!masked) {
+        int64_t slot = int64_t(table[size_t(b * maxBlocks + j / bs)]) * bs + j % bs;
+        referenceLogit(&qv[size_t(row * c.H * c.D)], &kvv[size_t(slot * c.D)],
+                       &w[size_t(row * c.H)], c.H, c.D, ref, abs);
+        ref *= kvScale[size_t(slot)];
+        abs *= kvScale[size_t(slot)];
+        ++r.pairs;
+      }
+      checkLogit(r, row, j, out[j], masked, ref, abs);
+    }
+  }
+  r.pass = r.failures == 0;
+  return r;
 }

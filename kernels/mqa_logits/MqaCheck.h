@@ -63,6 +63,20 @@ MqaResult checkProblem(const MqaProblem &p);
 MqaResult runMqaCase(const std::vector<ParamInfo> &params, const norms::Launcher &launch,
                      const MqaCase &c, int64_t chunk, uint64_t seed);
 
+/// fp8_paged_mqa_logits: sequences of the given context lengths (a length may
+/// be shorter than next_n), their pages shuffled over a paged cache, block
+/// table entries past a sequence's pages pointing outside the cache.
+struct PagedCase {
+  std::vector<int64_t> contexts;
+  int64_t nextN = 1, blockSize = 64;
+  int64_t H = 64, D = 128;
+};
+
+/// Makes, launches (a build with CHUNK = `chunk`) and checks a paged case on
+/// every row: tier B, -inf exactly at the positions a query does not see.
+MqaResult runPagedCase(const std::vector<ParamInfo> &params, const norms::Launcher &launch,
+                       const PagedCase &c, int64_t chunk, uint64_t seed);
+
 } // namespace tile::mqa
 
 #endif // TILE_MQA_MQACHECK_H

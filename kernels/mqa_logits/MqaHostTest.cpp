@@ -45,4 +45,29 @@ TEST(MqaHostTest, MatchesTheReference) {
   }
 }
 
+TEST(MqaHostTest, PagedMatchesTheReference) {
+  std::ifstream in(TILEC_PAGED_MQA_KERNEL);
+  std::stringstream source;
+  source << in.rdbuf();
+  ASSERT_FALSE(source.str().empty()) << "cannot read " << TILEC_PAGED_MQA_KERNEL;
+  uint64_t seed = 700;
+  for (auto [blockT, chunk] : std::vector<std::pair<int64_t, int64_t>>{{64, 1024}, {16, 48}}) {
+    CompileOptions options;
+    options.defines["BLOCK_T"] = std::to_string(blockT);
+    options.defines["CHUNK"] = std::to_string(chunk);
+    auto kernel = compileForHost(source.str(), "fp8_paged_mqa_logits.tile", options);
+    ASSERT_TRUE(bool(kernel)) << kernel.message();
+    norms::Launcher launch = [&](std::array<uint32_t, 3> grid, const std::vector<Arg> &args,
+                                 const std::vector<size_t> &) {
+      return (*kernel)->launch(grid, args);
+    };
+    for (PagedCase c : {PagedCase{{1}, 1, 16}, PagedCase{{37, 5, 100}, 2, 16},
+                        PagedCase{{1, 70}, 2, 64}, PagedCase{{130, 64}, 1, 64}}) {
+      MqaResult r = runPagedCase((*kernel)->params(), launch, c, chunk, seed++);
+      EXPECT_TRUE(r.pass) << "BLOCK_T=" << blockT << " CHUNK=" << chunk << " next_n="
+                          << c.nextN << " block_size=" << c.blockSize << ": " << r.error;
+    }
+  }
+}
+
 } // namespace

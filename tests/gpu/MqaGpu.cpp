@@ -7,6 +7,9 @@
 // after a warm-up) and prints TFLOP/s counted as the spec says (2 H D per
 // unmasked pair).
 //
+// Then fp8_paged_mqa_logits (DIR/fp8_paged_mqa_logits.bt64.c1024.ptx) is
+// checked on every row of ragged and production-like problems.
+//
 //   mqa-gpu DIR
 //
 //===----------------------------------------------------------------------===//
@@ -74,7 +77,7 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "usage: mqa-gpu DIR\n");
     return 2;
   }
-  std::string dir = argv[1], error;
+  std::string dir = argv[1], error, err;
   auto driver = cuda::Driver::open(0, error);
   if (!driver) {
     std::fprintf(stderr, "mqa-gpu: %s\n", error.c_str());
@@ -89,7 +92,7 @@ int main(int argc, char **argv) {
     test::Variant v;
     std::string name =
         "fp8_mqa_logits.bt" + std::to_string(blockT) + ".c" + std::to_string(chunk);
-    std::string err = test::readVariant(dir + "/" + name + ".ptx", v);
+    err = test::readVariant(dir + "/" + name + ".ptx", v);
     if (err.empty())
       err = driver->loadKernel(v.ptx, v.kernel, v.function);
     if (!err.empty()) {
@@ -136,6 +139,29 @@ int main(int argc, char **argv) {
       std::printf("| %s | S=%lld T=%lld %s | %.1f us | %.1f TFLOP/s |\n", name.c_str(),
                   (long long)c.S, (long long)c.T, patternName(c.pattern), ms * 1e3, tflops);
     }
+  }
+  // The paged decode variant: checks only (every row), ragged and production-like shapes.
+  test::Variant paged;
+  std::string err = test::readVariant(dir + "/fp8_paged_mqa_logits.bt64.c1024.ptx", paged);
+  if (err.empty())
+    err = driver->loadKernel(paged.ptx, paged.kernel, paged.function);
+  std::vector<PagedCase> pagedCases = {{{1, 37, 100, 2000}, 2, 16},
+                                       {{5, 64, 777}, 1, 64},
+                                       {std::vector<int64_t>(32, 8192), 2, 64}};
+  norms::Launcher pagedLaunch = [&](std::array<uint32_t, 3> grid, const std::vector<Arg> &args,
+                                    const std::vector<size_t> &bytes) {
+    return runner.launch(paged, grid, args, bytes);
+  };
+  for (const PagedCase &c : pagedCases) {
+    MqaResult r = err.empty() ? runPagedCase(paged.params, pagedLaunch, c, 1024, seed++)
+                              : MqaResult{false, 0, 1, 0, err};
+    ++cases;
+    failures += !r.pass;
+    std::printf("fp8_paged_mqa_logits     B=%-4zu next_n=%lld block=%-3lld max ctx %-6lld err/bound "
+                "%.3f  %s\n",
+                c.contexts.size(), (long long)c.nextN, (long long)c.blockSize,
+                (long long)*std::max_element(c.contexts.begin(), c.contexts.end()),
+                r.maxErrOverBound, r.pass ? "pass" : ("FAIL " + r.error).c_str());
   }
   std::printf("\nmqa checks: %d passed, %d failed\n", cases - failures, failures);
   return failures ? 1 : 0;
