@@ -142,7 +142,7 @@ int main(int argc, char **argv) {
   }
   // The paged decode variant: checks only (every row), ragged and production-like shapes.
   test::Variant paged;
-  std::string err = test::readVariant(dir + "/fp8_paged_mqa_logits.bt64.c1024.ptx", paged);
+  err = test::readVariant(dir + "/fp8_paged_mqa_logits.bt64.c1024.ptx", paged);
   if (err.empty())
     err = driver->loadKernel(paged.ptx, paged.kernel, paged.function);
   std::vector<PagedCase> pagedCases = {{{1, 37, 100, 2000}, 2, 16},
