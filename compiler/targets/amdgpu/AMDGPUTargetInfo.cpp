@@ -6,9 +6,12 @@
 //===----------------------------------------------------------------------===//
 #include "AMDGPUTarget.h"
 
+#include "tile/Dialect/TileDialect.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
 using namespace mlir::tileir;
@@ -91,16 +94,101 @@ public:
     ROCDL::SBarrierOp::create(b, loc);
     LLVM::FenceOp::create(b, loc, LLVM::AtomicOrdering::acquire, "workgroup");
   }
-  std::string dotLayouts(MLIRContext *, Type, int64_t, int64_t, int64_t, int64_t,
-                         DotLayouts &) const override {
-    return "the AMDGPU targets do not lower dot in this version (MFMA is the next step; the "
-           "host and NVIDIA targets do)";
+  // dot on MFMA 16x16x16 (f16: v_mfma_f32_16x16x16f16, bf16:
+  // v_mfma_f32_16x16x16bf16_1k; f32 accumulate, wave64), wavefronts tiling
+  // the result rows first. Fragments (CDNA3 ISA, "Matrix fused multiply-add";
+  // the matrix instruction calculator), lane l, element i of 4: A (16x16)
+  // row l % 16, column 4 (l / 16) + i; B row 4 (l / 16) + i, column l % 16;
+  // C row 4 (l / 16) + i, column l % 16. Further registers repeat the tile.
+  std::string dotLayouts(MLIRContext *ctx, Type elem, int64_t m, int64_t n, int64_t k,
+                         int64_t numWarps, DotLayouts &out) const override {
+    if (!isa<Float16Type, BFloat16Type>(elem))
+      return "dot of fp8 on " + chip.name + " needs the fp8 MFMA instructions, not in this "
+             "version: AMD targets take f16 and bf16";
+    if (m % 16 || n % 16 || k % 16)
+      return "dot on " + chip.name + " needs M, N and K multiples of 16 (MFMA 16x16x16), got M=" +
+             std::to_string(m) + ", N=" + std::to_string(n) + ", K=" + std::to_string(k);
+    int64_t wm = std::min(numWarps, m / 16), wn = std::min(numWarps / wm, n / 16);
+    int64_t lm = llvm::Log2_64(m), ln = llvm::Log2_64(n), lk = llvm::Log2_64(k);
+    int64_t lwm = llvm::Log2_64(wm), lwn = llvm::Log2_64(wn);
+    int64_t spare = llvm::Log2_64(numWarps) - lwm - lwn;
+    auto range = [](SmallVector<int64_t> &list, int64_t from, int64_t to) {
+      for (int64_t b = from; b < to; ++b)
+        list.push_back(b);
+    };
+    auto none = [](SmallVector<int64_t> &list, int64_t count) { list.append(count, -1); };
+    // C: n bits [0, ln), m bits [ln, ln + lm).
+    SmallVector<int64_t> cReg{ln, ln + 1}, cLane{0, 1, 2, 3, ln + 2, ln + 3}, cWarp;
+    range(cReg, 4 + lwn, ln);
+    range(cReg, ln + 4 + lwm, ln + lm);
+    range(cWarp, ln + 4, ln + 4 + lwm);
+    range(cWarp, 4, 4 + lwn);
+    none(cWarp, spare);
+    // A: k bits [0, lk), m bits [lk, lk + lm).
+    SmallVector<int64_t> aReg{0, 1}, aLane{lk, lk + 1, lk + 2, lk + 3, 2, 3}, aWarp;
+    range(aReg, 4, lk);
+    range(aReg, lk + 4 + lwm, lk + lm);
+    range(aWarp, lk + 4, lk + 4 + lwm);
+    none(aWarp, lwn + spare);
+    // B: n bits [0, ln), k bits [ln, ln + lk).
+    SmallVector<int64_t> bReg{ln, ln + 1}, bLane{0, 1, 2, 3, ln + 2, ln + 3}, bWarp;
+    range(bReg, ln + 4, ln + lk);
+    range(bReg, 4 + lwn, ln);
+    none(bWarp, lwm);
+    range(bWarp, 4, 4 + lwn);
+    none(bWarp, spare);
+    out.a = DistributedLayoutAttr::get(ctx, aReg, aLane, aWarp);
+    out.b = DistributedLayoutAttr::get(ctx, bReg, bLane, bWarp);
+    out.acc = DistributedLayoutAttr::get(ctx, cReg, cLane, cWarp);
+    return "";
   }
-  SmallVector<Value> lowerDot(OpBuilder &, Location, Type, int64_t, int64_t, int64_t,
-                              const DotLayouts &, ArrayRef<Value>, ArrayRef<Value>,
-                              ArrayRef<Value> acc) const override {
-    llvm_unreachable("dotLayouts refused dot");
+
+  SmallVector<Value> lowerDot(OpBuilder &b, Location loc, Type elem, int64_t m, int64_t n,
+                              int64_t k, const DotLayouts &layouts, ArrayRef<Value> a,
+                              ArrayRef<Value> bRegs, ArrayRef<Value> acc) const override {
+    auto la = cast<DistributedLayoutAttr>(layouts.a), lb = cast<DistributedLayoutAttr>(layouts.b),
+         lc = cast<DistributedLayoutAttr>(layouts.acc);
+    int64_t wm = 1, wn = 1, ln = llvm::Log2_64(n), lk = llvm::Log2_64(k);
+    for (int64_t bit : lc.getWarp()) {
+      if (bit >= ln)
+        wm *= 2;
+      else if (bit >= 0)
+        wn *= 2;
+    }
+    bool bf16 = isa<BFloat16Type>(elem);
+    auto operand = [&](ArrayRef<Value> elems) -> Value {
+      Value v = vector::FromElementsOp::create(b, loc, VectorType::get({4}, elem), elems);
+      return bf16 ? Value(LLVM::BitcastOp::create(b, loc, VectorType::get({4}, b.getI16Type()), v))
+                  : v;
+    };
+    Type accType = VectorType::get({4}, b.getF32Type());
+    Value zero = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0));
+    SmallVector<Value> out(acc);
+    for (int64_t mr = 0; mr < m / (16 * wm); ++mr)
+      for (int64_t nr = 0; nr < n / (16 * wn); ++nr) {
+        int64_t cRegs[4];
+        for (int64_t i = 0; i < 4; ++i)
+          cRegs[i] = lc.registerOf(((mr * 16 * wm + i) << ln) | (nr * 16 * wn));
+        for (int64_t kr = 0; kr < k / 16; ++kr) {
+          SmallVector<Value> av, bv;
+          for (int64_t i = 0; i < 4; ++i) {
+            av.push_back(a[la.registerOf(((mr * 16 * wm) << lk) | (kr * 16 + i))]);
+            bv.push_back(bRegs[lb.registerOf(((kr * 16 + i) << ln) | (nr * 16 * wn))]);
+          }
+          Value c = vector::FromElementsOp::create(
+              b, loc, accType,
+              ValueRange{out[cRegs[0]], out[cRegs[1]], out[cRegs[2]], out[cRegs[3]]});
+          SmallVector<Value> args{operand(av), operand(bv), c, zero, zero, zero};
+          Value d = bf16 ? ROCDL::mfma_f32_16x16x16bf16_1k::create(b, loc, accType, args)
+                               .getResult()
+                         : ROCDL::mfma_f32_16x16x16f16::create(b, loc, accType, args).getResult();
+          for (int64_t i = 0; i < 4; ++i)
+            out[cRegs[i]] = vector::ExtractOp::create(b, loc, d, i);
+        }
+      }
+    return out;
   }
+
   void markKernel(Operation *func, unsigned threads) const override {
     MLIRContext *ctx = func->getContext();
     std::string size = std::to_string(threads);
