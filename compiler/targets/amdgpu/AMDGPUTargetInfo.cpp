@@ -94,19 +94,25 @@ public:
     ROCDL::SBarrierOp::create(b, loc);
     LLVM::FenceOp::create(b, loc, LLVM::AtomicOrdering::acquire, "workgroup");
   }
-  // dot on MFMA 16x16x16 (f16: v_mfma_f32_16x16x16f16, bf16:
-  // v_mfma_f32_16x16x16bf16_1k; f32 accumulate, wave64), wavefronts tiling
-  // the result rows first. Fragments (CDNA3 ISA, "Matrix fused multiply-add";
-  // the matrix instruction calculator), lane l, element i of 4: A (16x16)
-  // row l % 16, column 4 (l / 16) + i; B row 4 (l / 16) + i, column l % 16;
+  // dot on MFMA (f32 accumulate, wave64): 16x16x16 for f16
+  // (v_mfma_f32_16x16x16f16) and bf16 (..bf16_1k), 16x16x32 for fp8 on
+  // gfx942/gfx950 (v_mfma_f32_16x16x32_{fp8_fp8,bf8_bf8}: fnuz on gfx942, OCP
+  // on gfx950, as the loads decode them), wavefronts tiling the result rows
+  // first. Fragments (CDNA3 ISA, "Matrix fused multiply-add"; the matrix
+  // instruction calculator), lane l, element i of E = 4 (16-bit) or 8 (fp8):
+  // A row l % 16, column E (l / 16) + i; B row E (l / 16) + i, column l % 16;
   // C row 4 (l / 16) + i, column l % 16. Further registers repeat the tile.
   std::string dotLayouts(MLIRContext *ctx, Type elem, int64_t m, int64_t n, int64_t k,
                          int64_t numWarps, DotLayouts &out) const override {
-    if (!isa<Float16Type, BFloat16Type>(elem))
-      return "dot of fp8 on " + chip.name + " needs the fp8 MFMA instructions, not in this "
-             "version: AMD targets take f16 and bf16";
-    if (m % 16 || n % 16 || k % 16)
-      return "dot on " + chip.name + " needs M, N and K multiples of 16 (MFMA 16x16x16), got M=" +
+    bool fp8 = isa<Float8E4M3FNType, Float8E5M2Type>(elem);
+    if (fp8 && chip.name == "gfx90a")
+      return "dot of fp8 needs fp8 MFMA instructions, which gfx90a lacks: use gfx942 or gfx950";
+    if (!fp8 && !isa<Float16Type, BFloat16Type>(elem))
+      return "dot is not supported on " + chip.name + " for this element type";
+    int64_t ik = fp8 ? 32 : 16;
+    if (m % 16 || n % 16 || k % ik)
+      return "dot on " + chip.name + " needs M and N multiples of 16 and K of " +
+             std::to_string(ik) + " (MFMA 16x16x" + std::to_string(ik) + "), got M=" +
              std::to_string(m) + ", N=" + std::to_string(n) + ", K=" + std::to_string(k);
     int64_t wm = std::min(numWarps, m / 16), wn = std::min(numWarps / wm, n / 16);
     int64_t lm = llvm::Log2_64(m), ln = llvm::Log2_64(n), lk = llvm::Log2_64(k);
@@ -124,15 +130,18 @@ public:
     range(cWarp, ln + 4, ln + 4 + lwm);
     range(cWarp, 4, 4 + lwn);
     none(cWarp, spare);
-    // A: k bits [0, lk), m bits [lk, lk + lm).
-    SmallVector<int64_t> aReg{0, 1}, aLane{lk, lk + 1, lk + 2, lk + 3, 2, 3}, aWarp;
-    range(aReg, 4, lk);
+    // A: k bits [0, lk), m bits [lk, lk + lm); fp8 has 8 elements a lane.
+    int64_t le = fp8 ? 3 : 2, lik = le + 2;
+    SmallVector<int64_t> aReg, aLane{lk, lk + 1, lk + 2, lk + 3, le, le + 1}, aWarp;
+    range(aReg, 0, le);
+    range(aReg, lik, lk);
     range(aReg, lk + 4 + lwm, lk + lm);
     range(aWarp, lk + 4, lk + 4 + lwm);
     none(aWarp, lwn + spare);
     // B: n bits [0, ln), k bits [ln, ln + lk).
-    SmallVector<int64_t> bReg{ln, ln + 1}, bLane{0, 1, 2, 3, ln + 2, ln + 3}, bWarp;
-    range(bReg, ln + 4, ln + lk);
+    SmallVector<int64_t> bReg, bLane{0, 1, 2, 3, ln + le, ln + le + 1}, bWarp;
+    range(bReg, ln, ln + le);
+    range(bReg, ln + lik, ln + lk);
     range(bReg, 4 + lwn, ln);
     none(bWarp, lwm);
     range(bWarp, 4, 4 + lwn);
@@ -156,7 +165,16 @@ public:
         wn *= 2;
     }
     bool bf16 = isa<BFloat16Type>(elem);
+    bool fp8 = isa<Float8E4M3FNType, Float8E5M2Type>(elem);
+    int64_t e = fp8 ? 8 : 4, ik = 4 * e;
     auto operand = [&](ArrayRef<Value> elems) -> Value {
+      if (fp8) { // eight bytes as one i64
+        SmallVector<Value> bytes;
+        for (Value v : elems)
+          bytes.push_back(arith::BitcastOp::create(b, loc, b.getI8Type(), v));
+        Value v = vector::FromElementsOp::create(b, loc, VectorType::get({8}, b.getI8Type()), bytes);
+        return LLVM::BitcastOp::create(b, loc, b.getI64Type(), v);
+      }
       Value v = vector::FromElementsOp::create(b, loc, VectorType::get({4}, elem), elems);
       return bf16 ? Value(LLVM::BitcastOp::create(b, loc, VectorType::get({4}, b.getI16Type()), v))
                   : v;
@@ -169,19 +187,25 @@ public:
         int64_t cRegs[4];
         for (int64_t i = 0; i < 4; ++i)
           cRegs[i] = lc.registerOf(((mr * 16 * wm + i) << ln) | (nr * 16 * wn));
-        for (int64_t kr = 0; kr < k / 16; ++kr) {
+        for (int64_t kr = 0; kr < k / ik; ++kr) {
           SmallVector<Value> av, bv;
-          for (int64_t i = 0; i < 4; ++i) {
-            av.push_back(a[la.registerOf(((mr * 16 * wm) << lk) | (kr * 16 + i))]);
-            bv.push_back(bRegs[lb.registerOf(((kr * 16 + i) << ln) | (nr * 16 * wn))]);
+          for (int64_t i = 0; i < e; ++i) {
+            av.push_back(a[la.registerOf(((mr * 16 * wm) << lk) | (kr * ik + i))]);
+            bv.push_back(bRegs[lb.registerOf(((kr * ik + i) << ln) | (nr * 16 * wn))]);
           }
           Value c = vector::FromElementsOp::create(
               b, loc, accType,
               ValueRange{out[cRegs[0]], out[cRegs[1]], out[cRegs[2]], out[cRegs[3]]});
           SmallVector<Value> args{operand(av), operand(bv), c, zero, zero, zero};
-          Value d = bf16 ? ROCDL::mfma_f32_16x16x16bf16_1k::create(b, loc, accType, args)
-                               .getResult()
-                         : ROCDL::mfma_f32_16x16x16f16::create(b, loc, accType, args).getResult();
+          Value d;
+          if (isa<Float8E4M3FNType>(elem))
+            d = ROCDL::mfma_f32_16x16x32_fp8_fp8::create(b, loc, accType, args).getResult();
+          else if (isa<Float8E5M2Type>(elem))
+            d = ROCDL::mfma_f32_16x16x32_bf8_bf8::create(b, loc, accType, args).getResult();
+          else if (bf16)
+            d = ROCDL::mfma_f32_16x16x16bf16_1k::create(b, loc, accType, args).getResult();
+          else
+            d = ROCDL::mfma_f32_16x16x16f16::create(b, loc, accType, args).getResult();
           for (int64_t i = 0; i < 4; ++i)
             out[cRegs[i]] = vector::ExtractOp::create(b, loc, d, i);
         }
