@@ -104,6 +104,8 @@ private:
       DistributedLayoutAttr need = layout;
       if (auto broadcast = dyn_cast<BroadcastOp>(def))
         need = sourceLayoutFor(broadcast, layout);
+      if (auto trans = dyn_cast<TransOp>(def)) // transposing twice gives the layout back
+        need = transposeLayout(layout, cast<RankedTensorType>(trans.getType()).getShape());
       operands.push_back(convertTo(operand, need));
     }
     OpBuilder b(def->getContext());
@@ -125,7 +127,10 @@ private:
     if (Value done = converted.lookup(key))
       return done;
     Value result;
-    if (canRecompute(v, 0)) {
+    Operation *def = v.getDefiningOp();
+    if (canRecompute(v, 0) || isa_and_present<BroadcastOp, ExpandDimsOp, TransOp>(def)) {
+      // Broadcasts, expand_dims and transposes move no data: redo them in
+      // the new layout and convert their (smaller) source instead.
       result = recompute(v, layout);
     } else {
       OpBuilder b(ctx);
@@ -248,12 +253,22 @@ LogicalResult Assigner::visit(Operation *op) {
   if (!elementwise)
     return op->emitError() << "internal error: no GPU layout rule for '" << op->getName()
                            << "'";
-  // Elementwise: the first blocked operand's layout, else the first's.
+  // Elementwise: the layout of an operand that would cost a conversion
+  // (computed data, not a broadcast or a cheap value), blocked ones first;
+  // else the first blocked operand's, else the first's.
   DistributedLayoutAttr layout;
+  int best = -1;
   for (Value operand : op->getOperands()) {
     auto candidate = getLayout(operand.getType());
-    if (candidate && (!layout || candidate == blocked(operand.getType())))
+    if (!candidate)
+      continue;
+    Operation *def = operand.getDefiningOp();
+    bool movable = def && (isa<BroadcastOp, ExpandDimsOp>(def) || canRecompute(operand, 0));
+    int rank = 2 * !movable + (candidate == blocked(operand.getType()));
+    if (rank > best) {
+      best = rank;
       layout = candidate;
+    }
   }
   for (auto &operand : op->getOpOperands())
     if (isTile(operand.get()))
