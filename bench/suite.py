@@ -465,7 +465,7 @@ class Suite:
                     t.extractall(CARRY, filter="data")
                 except TypeError:  # Python without extraction filters
                     t.extractall(CARRY)
-            log(f"unpacked {PAYLOAD}")
+            log(f"unpacked {os.path.relpath(PAYLOAD, ROOT)}")
         info = os.path.join(GPU_DIR, "BUILD_INFO")
         if not os.path.exists(info):
             raise RuntimeError(f"no {info}: run scripts/gpu-artifacts.sh here and carry .carry/payload.tar.xz")
