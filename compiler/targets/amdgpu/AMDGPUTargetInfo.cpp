@@ -6,6 +6,8 @@
 //===----------------------------------------------------------------------===//
 #include "AMDGPUTarget.h"
 
+#include "../MatrixLayouts.h"
+
 #include "tile/Dialect/TileDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -114,41 +116,20 @@ public:
       return "dot on " + chip.name + " needs M and N multiples of 16 and K of " +
              std::to_string(ik) + " (MFMA 16x16x" + std::to_string(ik) + "), got M=" +
              std::to_string(m) + ", N=" + std::to_string(n) + ", K=" + std::to_string(k);
-    int64_t wm = std::min(numWarps, m / 16), wn = std::min(numWarps / wm, n / 16);
-    int64_t lm = llvm::Log2_64(m), ln = llvm::Log2_64(n), lk = llvm::Log2_64(k);
-    int64_t lwm = llvm::Log2_64(wm), lwn = llvm::Log2_64(wn);
-    int64_t spare = llvm::Log2_64(numWarps) - lwm - lwn;
-    auto range = [](SmallVector<int64_t> &list, int64_t from, int64_t to) {
-      for (int64_t b = from; b < to; ++b)
-        list.push_back(b);
-    };
-    auto none = [](SmallVector<int64_t> &list, int64_t count) { list.append(count, -1); };
-    // C: n bits [0, ln), m bits [ln, ln + lm).
-    SmallVector<int64_t> cReg{ln, ln + 1}, cLane{0, 1, 2, 3, ln + 2, ln + 3}, cWarp;
-    range(cReg, 4 + lwn, ln);
-    range(cReg, ln + 4 + lwm, ln + lm);
-    range(cWarp, ln + 4, ln + 4 + lwm);
-    range(cWarp, 4, 4 + lwn);
-    none(cWarp, spare);
-    // A: k bits [0, lk), m bits [lk, lk + lm); fp8 has 8 elements a lane.
-    int64_t le = fp8 ? 3 : 2, lik = le + 2;
-    SmallVector<int64_t> aReg, aLane{lk, lk + 1, lk + 2, lk + 3, le, le + 1}, aWarp;
-    range(aReg, 0, le);
-    range(aReg, lik, lk);
-    range(aReg, lk + 4 + lwm, lk + lm);
-    range(aWarp, lk + 4, lk + 4 + lwm);
-    none(aWarp, lwn + spare);
-    // B: n bits [0, ln), k bits [ln, ln + lk).
-    SmallVector<int64_t> bReg, bLane{0, 1, 2, 3, ln + le, ln + le + 1}, bWarp;
-    range(bReg, ln, ln + le);
-    range(bReg, ln + lik, ln + lk);
-    range(bReg, 4 + lwn, ln);
-    none(bWarp, lwm);
-    range(bWarp, 4, 4 + lwn);
-    none(bWarp, spare);
-    out.a = DistributedLayoutAttr::get(ctx, aReg, aLane, aWarp);
-    out.b = DistributedLayoutAttr::get(ctx, bReg, bLane, bWarp);
-    out.acc = DistributedLayoutAttr::get(ctx, cReg, cLane, cWarp);
+    // Fragment bits: column (false) or row (true) bit of the instruction
+    // tile; fp8 has 8 elements a lane (3 register bits), 16-bit types 4.
+    auto row = [](int64_t b) { return FragmentBit{true, b}; };
+    auto col = [](int64_t b) { return FragmentBit{false, b}; };
+    int64_t le = fp8 ? 3 : 2;
+    MatrixInstruction inst{16, 16, ik, {}, {}, {{row(0), row(1)},
+                                                {col(0), col(1), col(2), col(3), row(2), row(3)}}};
+    inst.a.lane = {row(0), row(1), row(2), row(3), col(le), col(le + 1)};
+    inst.b.lane = {col(0), col(1), col(2), col(3), row(le), row(le + 1)};
+    for (int64_t e = 0; e < le; ++e) {
+      inst.a.reg.push_back(col(e));
+      inst.b.reg.push_back(row(e));
+    }
+    out = buildDotLayouts(ctx, inst, m, n, k, numWarps);
     return "";
   }
 
@@ -157,13 +138,8 @@ public:
                               ArrayRef<Value> bRegs, ArrayRef<Value> acc) const override {
     auto la = cast<DistributedLayoutAttr>(layouts.a), lb = cast<DistributedLayoutAttr>(layouts.b),
          lc = cast<DistributedLayoutAttr>(layouts.acc);
-    int64_t wm = 1, wn = 1, ln = llvm::Log2_64(n), lk = llvm::Log2_64(k);
-    for (int64_t bit : lc.getWarp()) {
-      if (bit >= ln)
-        wm *= 2;
-      else if (bit >= 0)
-        wn *= 2;
-    }
+    auto [wm, wn] = resultWarps(lc, n);
+    int64_t ln = llvm::Log2_64(n), lk = llvm::Log2_64(k);
     bool bf16 = isa<BFloat16Type>(elem);
     bool fp8 = isa<Float8E4M3FNType, Float8E5M2Type>(elem);
     int64_t e = fp8 ? 8 : 4, ik = 4 * e;

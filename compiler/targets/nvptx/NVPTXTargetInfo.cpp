@@ -1,6 +1,8 @@
 //===- NVPTXTargetInfo.cpp - NVVM builders for the GPU lowering -----------===//
 #include "NVPTXTarget.h"
 
+#include "../MatrixLayouts.h"
+
 #include "tile/Dialect/TileDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -52,12 +54,6 @@ public:
                                 NVVM::ShflKind::bfly, UnitAttr());
   }
   void barrier(OpBuilder &b, Location loc) const override { NVVM::Barrier0Op::create(b, loc); }
-  // dot on mma.sync.m16n8k16 (f16/bf16 in, f32 accumulate), warps tiling
-  // the result: rows first. Fragment bits (PTX ISA, "Matrix fragments for
-  // mma.m16n8k16"): A (16x16) element i of lane l is row l/4 + 8*bit1(i),
-  // column 2*(l%4) + bit0(i) + 8*bit2(i); B (16x8): row 2*(l%4) + bit0(i) +
-  // 8*bit1(i), column l/4; C (16x8): row l/4 + 8*bit1(i), column 2*(l%4) +
-  // bit0(i). Further registers repeat the instruction tile.
   // dot on mma.sync: m16n8k16 for f16/bf16 and m16n8k32 for fp8 (sm_89+),
   // f32 accumulate, warps tiling the result rows first. Fragments (PTX ISA,
   // "Matrix fragments for mma.m16n8k16 / m16n8k32"), lane l = 4 g + t:
@@ -79,47 +75,18 @@ public:
       return "dot on " + chip.name + " needs M a multiple of 16, N of 8 and K of " +
              std::to_string(ik) + " (mma.sync m16n8k" + std::to_string(ik) + "), got M=" +
              std::to_string(m) + ", N=" + std::to_string(n) + ", K=" + std::to_string(k);
-    int64_t wm = std::min(numWarps, m / 16), wn = std::min(numWarps / wm, n / 8);
-    int64_t lm = llvm::Log2_64(m), ln = llvm::Log2_64(n), lk = llvm::Log2_64(k);
-    int64_t lwm = llvm::Log2_64(wm), lwn = llvm::Log2_64(wn), lik = llvm::Log2_64(ik);
-    int64_t spare = llvm::Log2_64(numWarps) - lwm - lwn;
-    auto range = [](SmallVector<int64_t> &list, int64_t from, int64_t to) {
-      for (int64_t b = from; b < to; ++b)
-        list.push_back(b);
-    };
-    auto none = [](SmallVector<int64_t> &list, int64_t count) { list.append(count, -1); };
-    // C: n bits [0, ln), m bits [ln, ln + lm).
-    SmallVector<int64_t> cReg{0, ln + 3}, cLane{1, 2, ln, ln + 1, ln + 2}, cWarp;
-    range(cReg, 3 + lwn, ln);
-    range(cReg, ln + 4 + lwm, ln + lm);
-    range(cWarp, ln + 4, ln + 4 + lwm);
-    range(cWarp, 3, 3 + lwn);
-    none(cWarp, spare);
-    // A: k bits [0, lk), m bits [lk, lk + lm); B: n bits [0, ln), k bits [ln, ln + lk).
-    SmallVector<int64_t> aReg, aLane, aWarp, bReg, bLane, bWarp;
+    // Fragment bits: column (false) or row (true) bit of the instruction tile.
+    FragmentBit r0{true, 0}, r1{true, 1}, r2{true, 2}, r3{true, 3}, r4{true, 4};
+    FragmentBit c0{false, 0}, c1{false, 1}, c2{false, 2}, c3{false, 3}, c4{false, 4};
+    MatrixInstruction inst{16, 8, ik, {}, {}, {{c0, r3}, {c1, c2, r0, r1, r2}}};
     if (fp8) {
-      aReg = {0, 1, lk + 3, 4};
-      aLane = {2, 3, lk, lk + 1, lk + 2};
-      bReg = {ln, ln + 1, ln + 4};
-      bLane = {ln + 2, ln + 3, 0, 1, 2};
+      inst.a = {{c0, c1, r3, c4}, {c2, c3, r0, r1, r2}};
+      inst.b = {{r0, r1, r4}, {r2, r3, c0, c1, c2}};
     } else {
-      aReg = {0, lk + 3, 3};
-      aLane = {1, 2, lk, lk + 1, lk + 2};
-      bReg = {ln, ln + 3};
-      bLane = {ln + 1, ln + 2, 0, 1, 2};
+      inst.a = {{c0, r3, c3}, {c1, c2, r0, r1, r2}};
+      inst.b = {{r0, r3}, {r1, r2, c0, c1, c2}};
     }
-    range(aReg, lik, lk);
-    range(aReg, lk + 4 + lwm, lk + lm);
-    range(aWarp, lk + 4, lk + 4 + lwm);
-    none(aWarp, lwn + spare);
-    range(bReg, ln + lik, ln + lk);
-    range(bReg, 3 + lwn, ln);
-    none(bWarp, lwm);
-    range(bWarp, 3, 3 + lwn);
-    none(bWarp, spare);
-    out.a = DistributedLayoutAttr::get(ctx, aReg, aLane, aWarp);
-    out.b = DistributedLayoutAttr::get(ctx, bReg, bLane, bWarp);
-    out.acc = DistributedLayoutAttr::get(ctx, cReg, cLane, cWarp);
+    out = buildDotLayouts(ctx, inst, m, n, k, numWarps);
     return "";
   }
 
@@ -128,14 +95,8 @@ public:
                               ArrayRef<Value> bRegs, ArrayRef<Value> acc) const override {
     auto la = cast<DistributedLayoutAttr>(layouts.a), lb = cast<DistributedLayoutAttr>(layouts.b),
          lc = cast<DistributedLayoutAttr>(layouts.acc);
-    // Warps per row / column of the result: the warp bits of C.
-    int64_t wm = 1, wn = 1, ln = llvm::Log2_64(n), lk = llvm::Log2_64(k);
-    for (int64_t bit : lc.getWarp()) {
-      if (bit >= ln)
-        wm *= 2;
-      else if (bit >= 0)
-        wn *= 2;
-    }
+    auto [wm, wn] = resultWarps(lc, n);
+    int64_t ln = llvm::Log2_64(n), lk = llvm::Log2_64(k);
     bool fp8 = isa<Float8E4M3FNType, Float8E5M2Type>(elem);
     bool bf16 = isa<BFloat16Type>(elem);
     int64_t ik = fp8 ? 32 : 16, per = fp8 ? 4 : 2; // elements per 32-bit operand register
