@@ -34,11 +34,6 @@ stderr. exit codes: 0 success, 2 bad command line or a cache directory that
 cannot be opened or cleared
 )";
 
-int usageError(const std::string &message) {
-  fmt::print(stderr, "tilec: error: {}\n", message);
-  return kUsageError;
-}
-
 std::string utcTime(int64_t seconds) {
   std::time_t t = std::time_t(seconds);
   std::tm tm{};

@@ -16,6 +16,14 @@ enum ExitCode { kOk = 0, kCompileError = 1, kUsageError = 2, kCheckFailed = 3 };
 /// Writes a diagnostic text to stderr, ending it with a newline.
 void printDiagnostics(const std::string &text);
 
+/// Prints "tilec: error: MESSAGE" to stderr and returns kUsageError.
+int usageError(const std::string &message);
+
+/// The value of option `flag` at args[i]: "--flag=VALUE" or "--flag VALUE"
+/// (then i moves to VALUE). Returns "" or the error text.
+std::string optionValue(const std::vector<std::string> &args, size_t &i, const std::string &flag,
+                        std::string &dst);
+
 /// Where `tilec aot` finds tuned configurations to embed.
 struct AotTuning {
   /// A tuned-configs file (`tilec tune` output lines); empty: none.

@@ -30,11 +30,6 @@ using namespace tilec;
 
 namespace {
 
-int usageError(const std::string &message) {
-  fmt::print(stderr, "tilec: error: {}\n", message);
-  return kUsageError;
-}
-
 //===----------------------------------------------------------------------===//
 // Integer expressions for --grid, --elements and --buffer
 //===----------------------------------------------------------------------===//
@@ -359,15 +354,8 @@ std::string tilec::parseTuneFlag(const std::vector<std::string> &args, size_t &i
                                  TuneArgs &out, bool &matched) {
   const std::string &a = args[i];
   matched = true;
-  auto value = [&](const std::string &flag, std::string &dst) -> std::string {
-    if (a.size() > flag.size() && a.compare(0, flag.size() + 1, flag + "=") == 0) {
-      dst = a.substr(flag.size() + 1);
-      return "";
-    }
-    if (i + 1 >= args.size())
-      return "option '" + flag + "' needs a value";
-    dst = args[++i];
-    return "";
+  auto value = [&](const std::string &flag, std::string &dst) {
+    return optionValue(args, i, flag, dst);
   };
   auto flagIs = [&](const char *flag) {
     return a == flag || a.rfind(std::string(flag) + "=", 0) == 0;

@@ -164,11 +164,6 @@ inputs against float64 references (accuracy tier A), printing one row per
 kernel, dtype and shape. --quick runs fewer shapes.
 )";
 
-int usageError(const std::string &message) {
-  fmt::print(stderr, "tilec: error: {}\n", message);
-  return kUsageError;
-}
-
 bool readFile(const std::string &path, std::string &out) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec))
@@ -208,15 +203,8 @@ std::string parseArgs(const std::vector<std::string> &args, bool wantStage, Comm
       if (matched)
         continue;
     }
-    auto value = [&](const std::string &flag, std::string &dst) -> std::string {
-      if (a.size() > flag.size() && a.compare(0, flag.size() + 1, flag + "=") == 0) {
-        dst = a.substr(flag.size() + 1);
-        return "";
-      }
-      if (i + 1 >= args.size())
-        return "option '" + flag + "' needs a value";
-      dst = args[++i];
-      return "";
+    auto value = [&](const std::string &flag, std::string &dst) {
+      return optionValue(args, i, flag, dst);
     };
     std::string err;
     if (a == "-D" || a.rfind("-D", 0) == 0) {
@@ -405,6 +393,24 @@ int runCompile(const CommonArgs &args) {
 }
 
 } // namespace
+
+int tilec::usageError(const std::string &message) {
+  fmt::print(stderr, "tilec: error: {}\n", message);
+  return kUsageError;
+}
+
+std::string tilec::optionValue(const std::vector<std::string> &args, size_t &i,
+                               const std::string &flag, std::string &dst) {
+  const std::string &a = args[i];
+  if (a.size() > flag.size() && a.compare(0, flag.size() + 1, flag + "=") == 0) {
+    dst = a.substr(flag.size() + 1);
+    return "";
+  }
+  if (i + 1 >= args.size())
+    return "option '" + flag + "' needs a value";
+  dst = args[++i];
+  return "";
+}
 
 void tilec::printDiagnostics(const std::string &text) {
   fmt::print(stderr, "{}{}", text, !text.empty() && text.back() == '\n' ? "" : "\n");
