@@ -147,10 +147,7 @@ std::optional<Val> MLIRGen::genReduce(const CallExpr &call, mlir::tileir::Reduce
   return Val::makeRuntime(op, x->isUnsigned);
 }
 
-std::optional<Val> MLIRGen::genDot(const CallExpr &call) {
-  Args args{*this, call};
-  if (!args.expect(2, 3, {}))
-    return std::nullopt;
+std::optional<std::vector<Val>> MLIRGen::genArgs(const CallExpr &call) {
   std::vector<Val> vals;
   for (auto &a : call.args) {
     auto v = genExpr(*a);
@@ -158,6 +155,17 @@ std::optional<Val> MLIRGen::genDot(const CallExpr &call) {
       return std::nullopt;
     vals.push_back(*v);
   }
+  return vals;
+}
+
+std::optional<Val> MLIRGen::genDot(const CallExpr &call) {
+  Args args{*this, call};
+  if (!args.expect(2, 3, {}))
+    return std::nullopt;
+  auto generated = genArgs(call);
+  if (!generated)
+    return std::nullopt;
+  std::vector<Val> &vals = *generated;
   auto operandType = [&](size_t i) -> mlir::RankedTensorType {
     auto type = vals[i].isRuntime()
                     ? llvm::dyn_cast<mlir::RankedTensorType>(vals[i].value.getType())
@@ -349,16 +357,6 @@ std::optional<Val> MLIRGen::genBuiltin(const CallExpr &call, bool &handled) {
   StringRef name = call.callee;
   Args args{*this, call};
   SMLoc l = call.getLoc();
-  auto positional = [&]() -> std::optional<std::vector<Val>> {
-    std::vector<Val> vals;
-    for (auto &a : call.args) {
-      auto v = genExpr(*a);
-      if (!v)
-        return std::nullopt;
-      vals.push_back(*v);
-    }
-    return vals;
-  };
   if (name == "program_id" || name == "num_programs") {
     if (!args.expect(1, 1, {}))
       return std::nullopt;
@@ -425,7 +423,7 @@ std::optional<Val> MLIRGen::genBuiltin(const CallExpr &call, bool &handled) {
   if (name == "where") {
     if (!args.expect(3, 3, {}))
       return std::nullopt;
-    auto vals = positional();
+    auto vals = genArgs(call);
     if (!vals)
       return std::nullopt;
     Val &c = (*vals)[0];
@@ -476,7 +474,7 @@ std::optional<Val> MLIRGen::genBuiltin(const CallExpr &call, bool &handled) {
     size_t n = (name == "maximum" || name == "minimum") ? 2 : 1;
     if (!args.expect(n, n, {}))
       return std::nullopt;
-    auto vals = positional();
+    auto vals = genArgs(call);
     if (!vals)
       return std::nullopt;
     return genMath(l, name, *vals);
@@ -484,7 +482,7 @@ std::optional<Val> MLIRGen::genBuiltin(const CallExpr &call, bool &handled) {
   if (name == "cdiv") {
     if (!args.expect(2, 2, {}))
       return std::nullopt;
-    auto vals = positional();
+    auto vals = genArgs(call);
     if (!vals)
       return std::nullopt;
     auto sum = genBinary(l, "+", (*vals)[0], (*vals)[1]);

@@ -98,6 +98,8 @@ public:
   std::optional<Val> genReduce(const ast::CallExpr &call, mlir::tileir::ReduceKind kind);
   std::optional<Val> genLoad(const ast::CallExpr &call);
   std::optional<Val> genDot(const ast::CallExpr &call);
+  /// The call's positional arguments, generated in order.
+  std::optional<std::vector<Val>> genArgs(const ast::CallExpr &call);
   bool genStore(const ast::CallExpr &call);
 
   // Scopes.
