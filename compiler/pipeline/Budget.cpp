@@ -116,7 +116,8 @@ Result<SharedMemoryPlan> tile::planSharedMemory(const std::string &source,
   plan.occupancy = options.occupancy;
   plan.perCU = target->sharedMemoryPerCU();
   plan.limit = target->staticSharedMemoryPerBlock();
-  plan.budget = std::min(plan.limit, plan.perCU * 9 / (10 * int64_t(options.occupancy)));
+  plan.occupancyBytes = occupancyBudget(plan.perCU, options.occupancy);
+  plan.budget = std::min(plan.limit, plan.occupancyBytes);
   CompileOptions current = options;
   auto layout = layOut(source, fileName, current);
   if (!layout)

@@ -184,9 +184,8 @@ Result<GPUBinary> tile::compileForGPU(const std::string &source, const std::stri
     return Result<GPUBinary>::failure(err);
   // Over the shared memory budget: shrink free tunables and compile again.
   auto target = mlir::tileir::createGPUTargetInfo(options.target, targetError);
-  int64_t perCU = target->sharedMemoryPerCU();
   int64_t budget = std::min(target->staticSharedMemoryPerBlock(),
-                            perCU * 9 / (10 * int64_t(std::max(1u, options.occupancy))));
+                            occupancyBudget(target->sharedMemoryPerCU(), options.occupancy));
   if (binary.sharedBytes > budget) {
     auto plan = planSharedMemory(source, fileName, options);
     if (!plan)

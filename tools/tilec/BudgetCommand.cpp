@@ -16,8 +16,7 @@ int tilec::runBudget(const std::string &file, const std::string &source,
   fmt::print("limit      {:>8} bytes per workgroup (static shared memory / LDS)\n", plan->limit);
   fmt::print("budget     {:>8} bytes per workgroup (the limit, or 90% of the {}'s {} bytes "
              "shared by {} workgroups: {})\n",
-             plan->budget, unit, plan->perCU, plan->occupancy,
-             plan->perCU * 9 / (10 * int64_t(plan->occupancy)));
+             plan->budget, unit, plan->perCU, plan->occupancy, plan->occupancyBytes);
   for (const std::string &change : plan->changes)
     fmt::print("shrink     {}\n", change);
   fmt::print("footprint  {:>8} bytes in {} buffer{}\n", plan->footprint, plan->buffers.size(),

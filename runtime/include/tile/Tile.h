@@ -200,7 +200,9 @@ struct SharedMemoryPlan {
   std::string kernel, target;
   /// Bytes a workgroup may use (the static shared array's hardware limit).
   int64_t limit = 0;
-  /// Bytes a workgroup may use so that `occupancy` of them share an SM / CU.
+  /// 90% of an SM's / CU's shared memory (`perCU`) over `occupancy`.
+  int64_t occupancyBytes = 0;
+  /// What a workgroup may use: the smaller of `limit` and `occupancyBytes`.
   int64_t budget = 0;
   unsigned occupancy = 0;
   int64_t perCU = 0;

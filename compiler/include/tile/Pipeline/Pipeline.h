@@ -8,6 +8,8 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
 
+#include <algorithm>
+
 namespace tile {
 
 /// A context with every dialect, interface and translation tilec uses.
@@ -25,6 +27,12 @@ void addCommonToLLVMPasses(mlir::OpPassManager &pm);
 /// Adds the GPU passes that fix the tiles' layouts and shared memory
 /// (canonicalisation, tile-assign-layouts, tile-allocate-shared).
 void buildGPULayoutPipeline(mlir::OpPassManager &pm, const CompileOptions &options);
+
+/// Shared memory a workgroup may use so that `occupancy` of them fit an SM /
+/// CU of `perCU` bytes with a 10% margin.
+inline int64_t occupancyBudget(int64_t perCU, unsigned occupancy) {
+  return perCU * 9 / (10 * int64_t(std::max(1u, occupancy)));
+}
 
 /// Adds the GPU lowering after tile IR: per-thread code when `toLLVM` is
 /// false, the LLVM dialect (with NVVM/ROCDL ops) when it is true.
