@@ -98,6 +98,18 @@ void AxisInfoAnalysis::visit(Operation *op) {
       return set({a.divisibility, 1, n}); // the last dimension repeats one value
     return set(a);
   }
+  if (auto ptrCast = dyn_cast<PtrCastOp>(op)) {
+    // Byte alignment and repeats stay; runs of consecutive elements only
+    // when the elements keep their size.
+    AxisInfo a = get(ptrCast.getSrc());
+    auto bits = [](Value v) {
+      Type pointee = cast<PointerType>(getElementTypeOrSelf(v.getType())).getPointee();
+      return pointee.getIntOrFloatBitWidth();
+    };
+    if (bits(ptrCast.getSrc()) != bits(ptrCast.getResult()))
+      a.contiguity = 1;
+    return set(a);
+  }
   if (isa<arith::ExtSIOp, arith::ExtUIOp, arith::TruncIOp, arith::IndexCastOp>(op))
     return set(get(op->getOperand(0)));
   if (isa<arith::AddIOp, arith::SubIOp, AddPtrOp>(op)) {

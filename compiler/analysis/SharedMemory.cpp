@@ -21,6 +21,8 @@ int64_t mlir::tileir::sharedScratchBytes(Operation *op) {
     auto type = cast<RankedTensorType>(convert.getType());
     return type.getNumElements() * sharedElementBytes(type);
   }
+  if (auto gather = dyn_cast<GatherOp>(op))
+    return gather.getTable().getType().getNumElements() * sharedElementBytes(gather.getType());
   if (auto reduce = dyn_cast<ReduceOp>(op)) {
     auto type = reduce.getSrc().getType();
     auto [first, count] = dimensionBits(type.getShape(), int32_t(reduce.getAxis()));

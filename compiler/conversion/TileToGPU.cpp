@@ -172,6 +172,16 @@ struct AddPtrLowering : GPUPattern<AddPtrOp> {
   }
 };
 
+/// ptr_cast: addresses are i64 whatever they point to.
+struct PtrCastLowering : GPUPattern<PtrCastOp> {
+  using GPUPattern::GPUPattern;
+  LogicalResult matchAndRewrite(PtrCastOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, adaptor.getSrc());
+    return success();
+  }
+};
+
 struct LoadLowering : GPUPattern<LoadOp> {
   using GPUPattern::GPUPattern;
   LogicalResult matchAndRewrite(LoadOp op, OpAdaptor adaptor,
@@ -347,7 +357,8 @@ struct ConvertTileToGPU : mlir::tileir::impl::ConvertTileToGPUBase<ConvertTileTo
 
     RewritePatternSet patterns(mctx);
     patterns.add<ProgramIdLowering, NumProgramsLowering, RangeLowering, SplatLowering,
-                 AddPtrLowering, LoadLowering, StoreLowering>(converter, mctx, lowering);
+                 AddPtrLowering, PtrCastLowering, LoadLowering, StoreLowering>(converter, mctx,
+                                                                     lowering);
     populateLayoutPatterns(converter, patterns, lowering);
     patterns.add<ElementwiseLowering>(converter, mctx);
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns, converter);

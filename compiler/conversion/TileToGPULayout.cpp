@@ -1,6 +1,7 @@
 //===- TileToGPULayout.cpp - ops that move tile elements between threads --===//
 //
-// broadcast, expand_dims, convert_layout and reduce on #tile.dist tiles.
+// broadcast, expand_dims, reshape, convert_layout, reduce and gather on
+// #tile.dist tiles.
 // Layouts are bit maps (TileAttrs.td), so which register, lane or warp holds
 // an element is known at compile time: these lowerings pick registers
 // statically and use shuffles or shared memory only for the bits that
@@ -81,6 +82,18 @@ struct TransLowering : GPUPattern<TransOp> {
   }
 };
 
+struct ReshapeLowering : GPUPattern<ReshapeOp> {
+  using GPUPattern::GPUPattern;
+  LogicalResult matchAndRewrite(ReshapeOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    // Layouts number bits of the row-major index: the same registers.
+    if (getLayout(op.getSrc().getType()) != getLayout(op.getType()))
+      return rewriter.notifyMatchFailure(op, "reshape changes the layout");
+    rewriter.replaceOp(op, adaptor.getSrc());
+    return success();
+  }
+};
+
 struct ConvertLayoutLowering : GPUPattern<ConvertLayoutOp> {
   using GPUPattern::GPUPattern;
   LogicalResult matchAndRewrite(ConvertLayoutOp op, OpAdaptor adaptor,
@@ -125,6 +138,51 @@ struct ConvertLayoutLowering : GPUPattern<ConvertLayoutOp> {
     });
     target.barrier(rewriter, loc);
     rewriter.replaceOp(op, pack(rewriter, loc, resultType, out));
+    return success();
+  }
+};
+
+struct GatherLowering : GPUPattern<GatherOp> {
+  using GPUPattern::GPUPattern;
+  LogicalResult matchAndRewrite(GatherOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    if (!op->hasAttr(kSharedOffsetAttr))
+      return rewriter.notifyMatchFailure(op, "no shared memory allocated");
+    // The table goes to shared memory (every thread writes the elements it
+    // holds; copies of one element write the same value), then each thread
+    // reads its indices' elements.
+    Location loc = op.getLoc();
+    const GPUTargetInfo &target = lowering.target;
+    auto tableType = op.getTable().getType();
+    auto layout = getLayout(tableType);
+    int64_t bytes = sharedElementBytes(tableType);
+    SmallVector<Value> table = unpack(rewriter, loc, adaptor.getTable());
+    Type elem = table.front().getType();
+    Value base = threadIndex(rewriter, loc, target, layout);
+    for (auto [r, v] : llvm::enumerate(table)) {
+      Value index = arith::OrIOp::create(rewriter, loc, base,
+                                         i32Const(rewriter, loc, layout.registerIndex(int64_t(r))));
+      Value offset = arith::MulIOp::create(rewriter, loc, index, i32Const(rewriter, loc, bytes));
+      LLVM::StoreOp::create(rewriter, loc, toMemory(rewriter, loc, v),
+                            sharedAddress(rewriter, loc, target, op, offset), bytes);
+    }
+    target.barrier(rewriter, loc);
+    Value mask = i32Const(rewriter, loc, tableType.getDimSize(0) - 1);
+    SmallVector<Value> out;
+    for (Value index : unpack(rewriter, loc, adaptor.getIndices())) {
+      auto width = index.getType().getIntOrFloatBitWidth();
+      if (width > 32)
+        index = arith::TruncIOp::create(rewriter, loc, rewriter.getI32Type(), index);
+      else if (width < 32)
+        index = arith::ExtUIOp::create(rewriter, loc, rewriter.getI32Type(), index);
+      index = arith::AndIOp::create(rewriter, loc, index, mask);
+      Value offset = arith::MulIOp::create(rewriter, loc, index, i32Const(rewriter, loc, bytes));
+      Value raw = LLVM::LoadOp::create(rewriter, loc, memoryType(elem, 1),
+                                       sharedAddress(rewriter, loc, target, op, offset), bytes);
+      out.push_back(fromMemory(rewriter, loc, raw, elem, 1).front());
+    }
+    target.barrier(rewriter, loc);
+    rewriter.replaceOp(op, pack(rewriter, loc, getTypeConverter()->convertType(op.getType()), out));
     return success();
   }
 };
@@ -244,6 +302,6 @@ void mlir::tileir::populateLayoutPatterns(const TypeConverter &converter,
                                           RewritePatternSet &patterns,
                                           const GPULowering &lowering) {
   patterns.add<BroadcastLowering, ExpandDimsLowering, ConvertLayoutLowering, ReduceLowering,
-               DotLowering, TransLowering>(
+               DotLowering, TransLowering, GatherLowering, ReshapeLowering>(
       converter, patterns.getContext(), lowering);
 }

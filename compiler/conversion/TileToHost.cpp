@@ -350,6 +350,65 @@ struct TransLowering : OpConversionPattern<TransOp> {
   }
 };
 
+/// gather: a linalg.generic over the indices that extracts table[index mod N].
+struct GatherLowering : OpConversionPattern<GatherOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(GatherOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = cast<RankedTensorType>(getTypeConverter()->convertType(op.getType()));
+    int64_t size = op.getTable().getType().getDimSize(0);
+    Value table = adaptor.getTable();
+    AffineMap map = rewriter.getMultiDimIdentityMap(type.getRank());
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, type, ValueRange{adaptor.getIndices()},
+        ValueRange{emptyLike(rewriter, loc, type)}, ArrayRef<AffineMap>{map, map},
+        parallelIterators(type.getRank()), [&](OpBuilder &b, Location l, ValueRange args) {
+          Value mask = arith::ConstantOp::create(b, l, b.getIntegerAttr(args[0].getType(), size - 1));
+          Value index = arith::IndexCastUIOp::create(b, l, b.getIndexType(),
+                                                     arith::AndIOp::create(b, l, args[0], mask));
+          linalg::YieldOp::create(b, l, ValueRange{tensor::ExtractOp::create(b, l, table, index)});
+        });
+    rewriter.replaceOp(op, generic.getResults());
+    return success();
+  }
+};
+
+/// reshape: collapse to one dimension, then expand to the result's shape.
+struct ReshapeLowering : OpConversionPattern<ReshapeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(ReshapeOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = cast<RankedTensorType>(getTypeConverter()->convertType(op.getType()));
+    auto all = [](int64_t rank) {
+      ReassociationIndices group;
+      for (int64_t i = 0; i < rank; ++i)
+        group.push_back(i);
+      return SmallVector<ReassociationIndices>{group};
+    };
+    Value flat = adaptor.getSrc();
+    int64_t srcRank = op.getSrc().getType().getRank();
+    if (srcRank != 1)
+      flat = tensor::CollapseShapeOp::create(rewriter, loc, flat, all(srcRank));
+    if (type.getRank() == 1)
+      rewriter.replaceOp(op, flat);
+    else
+      rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(op, type, flat, all(type.getRank()));
+    return success();
+  }
+};
+
+/// ptr_cast: addresses are i64 whatever they point to.
+struct PtrCastLowering : OpConversionPattern<PtrCastOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(PtrCastOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, adaptor.getSrc());
+    return success();
+  }
+};
+
 /// arith.select on pointer tiles: same op, converted types.
 struct SelectLowering : OpConversionPattern<arith::SelectOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -393,7 +452,8 @@ struct ConvertTileToHost : mlir::tileir::impl::ConvertTileToHostBase<ConvertTile
     RewritePatternSet patterns(ctx);
     patterns.add<GridArgLowering<ProgramIdOp>>(converter, ctx, 0);
     patterns.add<GridArgLowering<NumProgramsOp>>(converter, ctx, 3);
-    patterns.add<DotLowering, TransLowering>(converter, ctx);
+    patterns.add<DotLowering, TransLowering, GatherLowering, PtrCastLowering, ReshapeLowering>(
+        converter, ctx);
     patterns.add<RangeLowering, SplatLowering, BroadcastLowering, ExpandDimsLowering,
                  AddPtrLowering, LoadLowering, StoreLowering, ReduceLowering, SelectLowering>(
         converter, ctx);

@@ -459,6 +459,60 @@ std::optional<Val> MLIRGen::genBuiltin(const CallExpr &call, bool &handled) {
     return Val::makeRuntime(
         mlir::tileir::TransOp::create(builder, loc(l), result, x->value), x->isUnsigned);
   }
+  if (name == "reshape") {
+    if (!args.expect(2, 2, {}))
+      return std::nullopt;
+    auto x = genExpr(*call.args[0]);
+    if (!x)
+      return std::nullopt;
+    auto type = x->isRuntime() ? llvm::dyn_cast<mlir::RankedTensorType>(x->value.getType())
+                               : mlir::RankedTensorType();
+    if (!type)
+      return error(call.args[0]->getLoc(), "reshape needs a tile, got " + describe(*x)),
+             std::nullopt;
+    auto shape = constShape(*call.args[1]);
+    if (!shape)
+      return std::nullopt;
+    auto result = mlir::RankedTensorType::get(*shape, type.getElementType());
+    if (result.getNumElements() != type.getNumElements())
+      return error(call.args[1]->getLoc(), "reshape of " + describe(*x) + " to " +
+                                               Twine(result.getNumElements()) +
+                                               " elements: the element counts differ"),
+             std::nullopt;
+    return Val::makeRuntime(
+        mlir::tileir::ReshapeOp::create(builder, loc(l), result, x->value), x->isUnsigned);
+  }
+  if (name == "gather") {
+    if (!args.expect(2, 2, {}))
+      return std::nullopt;
+    auto table = genExpr(*call.args[0]);
+    if (!table)
+      return std::nullopt;
+    auto tableType = table->isRuntime()
+                         ? llvm::dyn_cast<mlir::RankedTensorType>(table->value.getType())
+                         : mlir::RankedTensorType();
+    if (!tableType || tableType.getRank() != 1 ||
+        llvm::isa<mlir::tileir::PointerType>(tableType.getElementType()))
+      return error(call.args[0]->getLoc(), "gather's table must be a 1-D tile of numbers, got " +
+                                               describe(*table)),
+             std::nullopt;
+    auto indices = genExpr(*call.args[1]);
+    if (!indices)
+      return std::nullopt;
+    auto indexType = indices->isRuntime()
+                         ? llvm::dyn_cast<mlir::RankedTensorType>(indices->value.getType())
+                         : mlir::RankedTensorType();
+    auto indexElem = indexType ? llvm::dyn_cast<mlir::IntegerType>(indexType.getElementType())
+                               : mlir::IntegerType();
+    if (!indexElem || indexElem.getWidth() == 1)
+      return error(call.args[1]->getLoc(), "gather's indices must be a tile of integers, got " +
+                                               describe(*indices)),
+             std::nullopt;
+    auto result = mlir::RankedTensorType::get(indexType.getShape(), tableType.getElementType());
+    return Val::makeRuntime(mlir::tileir::GatherOp::create(builder, loc(l), result, table->value,
+                                                           indices->value),
+                            table->isUnsigned);
+  }
   if (name == "store") {
     if (!genStore(call))
       return std::nullopt;

@@ -575,19 +575,47 @@ std::optional<Val> MLIRGen::genMethod(const MethodExpr &e) {
   auto recv = genExpr(*e.receiver);
   if (!recv)
     return std::nullopt;
-  if (e.method != "to")
-    return error(e.getLoc(), "unknown method '" + e.method + "' (tiles have only .to(dtype))"),
+  if (e.method != "to" && e.method != "bitcast")
+    return error(e.getLoc(), "unknown method '" + e.method +
+                                 "' (values have .to(dtype) and .bitcast(dtype))"),
            std::nullopt;
   if (e.args.size() != 1)
-    return error(e.getLoc(), ".to takes one dtype, got " + Twine(e.args.size()) + " arguments"),
+    return error(e.getLoc(), "." + e.method + " takes one dtype, got " + Twine(e.args.size()) +
+                                 " arguments"),
            std::nullopt;
   auto target = genExpr(*e.args[0]);
   if (!target)
     return std::nullopt;
   if (target->kind != Val::Kind::Dtype)
-    return error(e.args[0]->getLoc(), ".to needs a dtype, got " + describe(*target)),
+    return error(e.args[0]->getLoc(), "." + e.method + " needs a dtype, got " + describe(*target)),
            std::nullopt;
+  if (e.method == "bitcast")
+    return genBitcast(e.getLoc(), *recv, target->dtype, target->isUnsigned);
   return genCast(e.getLoc(), *recv, target->dtype, target->isUnsigned);
+}
+
+std::optional<Val> MLIRGen::genBitcast(SMLoc l, Val v, mlir::Type to, bool toUnsigned) {
+  if (!v.isRuntime())
+    return error(l, "bitcast needs a runtime value or pointer, got " + describe(v)), std::nullopt;
+  mlir::Location location = loc(l);
+  mlir::Type from = mlir::getElementTypeOrSelf(v.value.getType());
+  if (llvm::isa<mlir::tileir::PointerType>(from)) {
+    if (to.isInteger(1))
+      return error(l, "ptr<bool> is not supported; bitcast to ptr<i8> or ptr<u8>"), std::nullopt;
+    auto ptrType = mlir::tileir::PointerType::get(&context, to);
+    return Val::makeRuntime(mlir::tileir::PtrCastOp::create(
+                                builder, location,
+                                mlir::tileir::getSameShape(v.value.getType(), ptrType), v.value),
+                            toUnsigned);
+  }
+  if (from.getIntOrFloatBitWidth() != to.getIntOrFloatBitWidth() || from.isInteger(1) ||
+      to.isInteger(1))
+    return error(l, "bitcast keeps the bits: " + describe(v) + " and " + typeName(to, toUnsigned) +
+                        " differ in width"),
+           std::nullopt;
+  mlir::Type resType = mlir::tileir::getSameShape(v.value.getType(), to);
+  return Val::makeRuntime(mlir::arith::BitcastOp::create(builder, location, resType, v.value),
+                          toUnsigned);
 }
 
 std::optional<Val> MLIRGen::genSubscript(const SubscriptExpr &e) {

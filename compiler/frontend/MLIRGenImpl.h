@@ -72,6 +72,7 @@ public:
   std::optional<Val> genSubscript(const ast::SubscriptExpr &expr);
   std::optional<Val> genCall(const ast::CallExpr &expr);
   std::optional<Val> genCast(llvm::SMLoc loc, Val v, mlir::Type to, bool toUnsigned);
+  std::optional<Val> genBitcast(llvm::SMLoc loc, Val v, mlir::Type to, bool toUnsigned);
 
   // Builtins (MLIRGenBuiltins.cpp).
   std::optional<Val> genBuiltin(const ast::CallExpr &call, bool &handled);

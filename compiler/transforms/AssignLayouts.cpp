@@ -38,7 +38,8 @@ bool isTile(Value v) { return isa<RankedTensorType>(v.getType()); }
 
 /// Ops that are cheaper to recompute in another layout than to convert.
 bool isCheap(Operation *op) {
-  if (isa<RangeOp, SplatOp, ExpandDimsOp, BroadcastOp, AddPtrOp, ConvertLayoutOp>(op))
+  if (isa<RangeOp, SplatOp, ExpandDimsOp, ReshapeOp, BroadcastOp, AddPtrOp, PtrCastOp,
+          ConvertLayoutOp>(op))
     return true;
   if (auto constant = dyn_cast<arith::ConstantOp>(op))
     return isa<SplatElementsAttr>(constant.getValue());
@@ -128,7 +129,7 @@ private:
       return done;
     Value result;
     Operation *def = v.getDefiningOp();
-    if (canRecompute(v, 0) || isa_and_present<BroadcastOp, ExpandDimsOp, TransOp>(def)) {
+    if (canRecompute(v, 0) || isa_and_present<BroadcastOp, ExpandDimsOp, ReshapeOp, TransOp>(def)) {
       // Broadcasts, expand_dims and transposes move no data: redo them in
       // the new layout and convert their (smaller) source instead.
       result = recompute(v, layout);
@@ -221,6 +222,10 @@ LogicalResult Assigner::visit(Operation *op) {
     return assign(op, trans.getResult(),
                   transposeLayout(getLayout(trans.getSrc().getType()),
                                   trans.getSrc().getType().getShape()));
+  if (auto gather = dyn_cast<GatherOp>(op))
+    return assign(op, gather.getResult(), getLayout(gather.getIndices().getType()));
+  if (auto reshape = dyn_cast<ReshapeOp>(op))
+    return assign(op, reshape.getResult(), getLayout(reshape.getSrc().getType()));
   if (auto expand = dyn_cast<ExpandDimsOp>(op))
     return assign(op, expand.getResult(), getLayout(expand.getSrc().getType()));
   if (auto broadcast = dyn_cast<BroadcastOp>(op)) {
@@ -247,7 +252,7 @@ LogicalResult Assigner::visit(Operation *op) {
     dot.getAccMutable().assign(convertTo(dot.getAcc(), acc));
     return assign(op, dot.getResult(), acc);
   }
-  bool elementwise = isa<AddPtrOp>(op) ||
+  bool elementwise = isa<AddPtrOp, PtrCastOp>(op) ||
                      (isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) &&
                       op->getNumRegions() == 0 && op->getNumResults() == 1);
   if (!elementwise)
@@ -263,7 +268,8 @@ LogicalResult Assigner::visit(Operation *op) {
     if (!candidate)
       continue;
     Operation *def = operand.getDefiningOp();
-    bool movable = def && (isa<BroadcastOp, ExpandDimsOp>(def) || canRecompute(operand, 0));
+    bool movable =
+        def && (isa<BroadcastOp, ExpandDimsOp, ReshapeOp>(def) || canRecompute(operand, 0));
     int rank = 2 * !movable + (candidate == blocked(operand.getType()));
     if (rank > best) {
       best = rank;

@@ -165,3 +165,33 @@ LogicalResult TransOp::verify() {
                          << src.getDimSize(1);
   return success();
 }
+
+LogicalResult PtrCastOp::verify() {
+  auto src = dyn_cast<RankedTensorType>(getSrc().getType());
+  auto res = dyn_cast<RankedTensorType>(getType());
+  if (bool(src) != bool(res) || (src && src.getShape() != res.getShape()))
+    return emitOpError() << "changes the shape: " << getSrc().getType() << " to " << getType();
+  return success();
+}
+
+LogicalResult GatherOp::verify() {
+  auto table = getTable().getType();
+  auto indices = cast<RankedTensorType>(getIndices().getType());
+  auto res = cast<RankedTensorType>(getType());
+  if (!llvm::isPowerOf2_64(table.getDimSize(0)))
+    return emitOpError() << "table has " << table.getDimSize(0)
+                         << " elements; gather needs a power of two";
+  if (res.getShape() != indices.getShape() || res.getElementType() != table.getElementType())
+    return emitOpError() << "result " << res << " is not the indices' shape with the table's "
+                         << "element type " << table.getElementType();
+  return success();
+}
+
+LogicalResult ReshapeOp::verify() {
+  auto src = getSrc().getType();
+  auto res = cast<RankedTensorType>(getType());
+  if (src.getNumElements() != res.getNumElements())
+    return emitOpError() << "reshapes " << src.getNumElements() << " elements into "
+                         << res.getNumElements();
+  return success();
+}

@@ -364,3 +364,35 @@ func.func @dot_types(%a: tensor<16x16xf16>, %b: tensor<16x8xbf16>, %c: tensor<16
   %0 = tile.dot %a, %b, %c : tensor<16x16xf16>, tensor<16x8xbf16> -> tensor<16x8xf32>
   return %0 : tensor<16x8xf32>
 }
+
+// -----
+
+func.func @gather_table(%table: tensor<12xf32>, %i: tensor<8xi32>) -> tensor<8xf32> {
+  // expected-error @+1 {{'tile.gather' op table has 12 elements; gather needs a power of two}}
+  %0 = tile.gather %table, %i : tensor<12xf32>, tensor<8xi32> -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+func.func @gather_shape(%table: tensor<16xf32>, %i: tensor<8xi32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'tile.gather' op result 'tensor<4xf32>' is not the indices' shape with the table's element type 'f32'}}
+  %0 = tile.gather %table, %i : tensor<16xf32>, tensor<8xi32> -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @reshape_count(%x: tensor<4x8xf32>) -> tensor<16xf32> {
+  // expected-error @+1 {{'tile.reshape' op reshapes 32 elements into 16}}
+  %0 = tile.reshape %x : tensor<4x8xf32> -> tensor<16xf32>
+  return %0 : tensor<16xf32>
+}
+
+// -----
+
+func.func @ptr_cast_shape(%p: tensor<4x!tile.ptr<i8>>) -> tensor<8x!tile.ptr<f16>> {
+  // expected-error @+1 {{'tile.ptr_cast' op changes the shape}}
+  %0 = tile.ptr_cast %p : tensor<4x!tile.ptr<i8>> -> tensor<8x!tile.ptr<f16>>
+  return %0 : tensor<8x!tile.ptr<f16>>
+}

@@ -115,3 +115,15 @@ func.func @types(%a: !tile.ptr<f8E4M3FN>, %b: !tile.ptr<!tile.ptr<i32>>,
                  %c: tensor<2x2x2x2x!tile.ptr<i1>>) {
   return
 }
+
+// CHECK-LABEL: func.func @lookups
+func.func @lookups(%table: tensor<16xf32>, %codes: tensor<4x8xi32>, %p: tensor<4x!tile.ptr<i8>>)
+    -> (tensor<4x8xf32>, tensor<32xi32>, tensor<4x!tile.ptr<f16>>) {
+  // CHECK: tile.gather %{{.*}}, %{{.*}} : tensor<16xf32>, tensor<4x8xi32> -> tensor<4x8xf32>
+  // CHECK: tile.reshape %{{.*}} : tensor<4x8xi32> -> tensor<32xi32>
+  // CHECK: tile.ptr_cast %{{.*}} : tensor<4x!tile.ptr<i8>> -> tensor<4x!tile.ptr<f16>>
+  %0 = tile.gather %table, %codes : tensor<16xf32>, tensor<4x8xi32> -> tensor<4x8xf32>
+  %1 = tile.reshape %codes : tensor<4x8xi32> -> tensor<32xi32>
+  %2 = tile.ptr_cast %p : tensor<4x!tile.ptr<i8>> -> tensor<4x!tile.ptr<f16>>
+  return %0, %1, %2 : tensor<4x8xf32>, tensor<32xi32>, tensor<4x!tile.ptr<f16>>
+}

@@ -68,6 +68,19 @@ def Tile_AddPtrOp : Tile_Op<"addptr", [Pure, AllTypesMatch<["ptr", "result"]>]> 
   let hasVerifier = 1;
 }
 
+def Tile_PtrCastOp : Tile_Op<"ptr_cast", [Pure]> {
+  let summary = "reinterpret pointers as pointers to another element type";
+  let description = [{
+    The same addresses, typed with a new pointee: `(slot + 64).bitcast(f16)`
+    reads the two bytes at a byte offset as an f16. Offsets added afterwards
+    count elements of the new type.
+  }];
+  let arguments = (ins Tile_PtrLike:$src);
+  let results = (outs Tile_PtrLike:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+}
+
 def Tile_LoadOp : Tile_Op<"load", [AttrSizedOperandSegments,
     MemoryEffects<[MemRead]>]> {
   let summary = "load through a pointer or a tile of pointers, under an optional mask";
@@ -123,6 +136,20 @@ def Tile_DotOp : Tile_Op<"dot", [Pure, AllTypesMatch<["acc", "result"]>]> {
   let hasVerifier = 1;
 }
 
+def Tile_ReshapeOp : Tile_Op<"reshape", [Pure, SameOperandsAndResultElementType]> {
+  let summary = "view a tile's elements, in row-major order, with another shape";
+  let description = [{
+    The element at row-major position k of the source is the element at
+    row-major position k of the result. On GPU targets it moves no data:
+    layouts name bits of the row-major index, so the result keeps the
+    source's layout.
+  }];
+  let arguments = (ins AnyStaticShapeTensor:$src);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+}
+
 def Tile_TransOp : Tile_Op<"trans", [Pure, SameOperandsAndResultElementType]> {
   let summary = "transpose a 2-D tile";
   let description = [{
@@ -132,6 +159,21 @@ def Tile_TransOp : Tile_Op<"trans", [Pure, SameOperandsAndResultElementType]> {
   let arguments = (ins 2DTensorOf<[AnyType]>:$src);
   let results = (outs 2DTensorOf<[AnyType]>:$result);
   let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_GatherOp : Tile_Op<"gather", [Pure]> {
+  let summary = "look up a small 1-D tile at integer indices";
+  let description = [{
+    result[i...] = table[indices[i...] mod N] for a table of N elements (a
+    power of two): the index is taken modulo N, so no index reads outside
+    the table. The result has the indices' shape and the table's element
+    type. GPU targets keep the table in shared memory (LDS) for the lookups.
+  }];
+  let arguments = (ins 1DTensorOf<[AnyType]>:$table,
+                       TensorOf<[AnySignlessInteger]>:$indices);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = "$table `,` $indices attr-dict `:` type($table) `,` type($indices) `->` type($result)";
   let hasVerifier = 1;
 }
 
