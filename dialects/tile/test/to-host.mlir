@@ -173,3 +173,26 @@ func.func @shapes(%x: tensor<8xf32>, %s: f32) -> (tensor<4x8xf32>, tensor<8x1xf3
   %3 = tile.splat %s : tensor<4x8xf32>
   return %1, %2, %3 : tensor<4x8xf32>, tensor<8x1xf32>, tensor<4x8xf32>
 }
+
+// gather: table[index mod 16] by tensor.extract in a linalg.generic over the
+// indices; reshape collapses to one dimension and expands; ptr_cast leaves the
+// i64 addresses as they are.
+// CHECK-LABEL: func.func @lookups(
+// CHECK-SAME:    %[[T:[^:]+]]: tensor<16xf32>, %[[C:[^:]+]]: tensor<4x8xi8>, %[[P:[^:]+]]: tensor<32xi64>
+// CHECK:         linalg.generic {{.*}} ins(%[[C]] : tensor<4x8xi8>)
+// CHECK:           %[[MOD:[^ ]+]] = arith.andi %{{.*}}, %{{.*}} : i8
+// CHECK-NEXT:      %[[IDX:[^ ]+]] = arith.index_castui %[[MOD]] : i8 to index
+// CHECK-NEXT:      %[[E:[^ ]+]] = tensor.extract %[[T]][%[[IDX]]] : tensor<16xf32>
+// CHECK-NEXT:      linalg.yield %[[E]] : f32
+// CHECK:         %[[FLAT:[^ ]+]] = tensor.collapse_shape %[[C]] {{\[\[}}0, 1]] : tensor<4x8xi8> into tensor<32xi8>
+// CHECK:         tensor.expand_shape %[[FLAT]] {{\[\[}}0, 1]] output_shape [2, 16] : tensor<32xi8> into tensor<2x16xi8>
+// CHECK:         linalg.generic {{.*}} ins(%[[P]] : tensor<32xi64>)
+// CHECK:           llvm.load %{{.*}} : !llvm.ptr -> f16
+func.func @lookups(%t: tensor<16xf32>, %c: tensor<4x8xi8>, %p: tensor<32x!tile.ptr<i8>>)
+    -> (tensor<4x8xf32>, tensor<2x16xi8>, tensor<32xf16>) attributes {tile.kernel} {
+  %0 = tile.gather %t, %c : tensor<16xf32>, tensor<4x8xi8> -> tensor<4x8xf32>
+  %1 = tile.reshape %c : tensor<4x8xi8> -> tensor<2x16xi8>
+  %2 = tile.ptr_cast %p : tensor<32x!tile.ptr<i8>> -> tensor<32x!tile.ptr<f16>>
+  %3 = tile.load %2 : tensor<32x!tile.ptr<f16>> -> tensor<32xf16>
+  return %0, %1, %3 : tensor<4x8xf32>, tensor<2x16xi8>, tensor<32xf16>
+}
