@@ -1,0 +1,394 @@
+//===- TurboQuantHostTest.cpp - turboquant_decode's host side and kernels -===//
+//
+// The slot layouts, the Lloyd-Max codebooks (Max's 1960 tables), the
+// Hadamard rotation, the encoder (bit packing, fp8 rounding, f16 fields,
+// key MSE) and the float64 reference against a direct computation from the
+// dequantized keys; then the three kernels compiled for the host and checked
+// at tier C on every preset, D 64/128/256, ragged and length-1 sequences,
+// empty splits, GQA 1/4/8 with HEADS = group and 1, f16/bf16/f32 outputs,
+// Hadamard and random orthogonal rotations, and the round trip.
+//
+//===----------------------------------------------------------------------===//
+#include "TqCheck.h"
+#include "TurboQuantRef.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <random>
+#include <sstream>
+
+using namespace tile;
+using namespace tile::tq;
+using test::Dtype;
+
+namespace {
+
+TEST(TurboQuantRefTest, SlotLayouts) {
+  struct Want {
+    int kbits, vbits, kb, normOff, vOff, vb, vScaleOff, vZeroOff, slot;
+  };
+  for (Want w :
+       {Want{4, 4, 64, 64, 66, 64, 130, 132, 134}, Want{3, 4, 48, 48, 50, 64, 114, 116, 118},
+        Want{8, 4, 128, 0, 128, 64, 192, 194, 196}, Want{3, 3, 48, 48, 50, 48, 98, 100, 102}}) {
+    SlotLayout l(128, w.kbits, w.vbits);
+    SCOPED_TRACE(presetName(w.kbits, w.vbits));
+    EXPECT_EQ(l.mse, w.kbits != 8);
+    EXPECT_EQ(l.kb, w.kb);
+    EXPECT_EQ(l.normOff, w.normOff);
+    EXPECT_EQ(l.vOff, w.vOff);
+    EXPECT_EQ(l.vb, w.vb);
+    EXPECT_EQ(l.vScaleOff, w.vScaleOff);
+    EXPECT_EQ(l.vZeroOff, w.vZeroOff);
+    EXPECT_EQ(l.slot, w.slot);
+  }
+  EXPECT_EQ(SlotLayout(64, 3, 3).slot, 54);
+  EXPECT_EQ(SlotLayout(256, 4, 4).slot, 262);
+  EXPECT_EQ(SlotLayout(8, 3, 4).slot, 14); // zero at byte 11: padded to even
+}
+
+TEST(TurboQuantRefTest, LloydMaxCodebooksMatchMax1960) {
+  std::map<int, std::vector<double>> positive = {
+      {2, {0.4528, 1.5104}},
+      {3, {0.2451, 0.7560, 1.3440, 2.1520}},
+      {4, {0.1284, 0.3881, 0.6568, 0.9424, 1.2562, 1.6181, 2.0690, 2.7326}}};
+  for (auto &[bits, want] : positive) {
+    std::vector<double> c = lloydMaxCodebook(bits, 1);
+    ASSERT_EQ(c.size(), size_t(1) << bits);
+    size_t n = c.size();
+    for (size_t i = 0; i < n; ++i) {
+      if (i + 1 < n)
+        EXPECT_LT(c[i], c[i + 1]) << bits << " bits, level " << i;
+      EXPECT_NEAR(c[i], -c[n - 1 - i], 1e-12) << bits << " bits, level " << i;
+    }
+    for (size_t i = 0; i < want.size(); ++i)
+      EXPECT_NEAR(c[n / 2 + i], want[i], 1e-4) << bits << " bits, level " << n / 2 + i;
+    for (int d : {64, 128, 256}) {
+      std::vector<double> scaled = lloydMaxCodebook(bits, d);
+      for (size_t i = 0; i < n; ++i)
+        EXPECT_NEAR(scaled[i], c[i] / std::sqrt(double(d)), 1e-15);
+    }
+  }
+  EXPECT_EQ(kernelCodebook(SlotLayout(128, 8, 4)).size(), 16u);
+  EXPECT_EQ(kernelCodebook(SlotLayout(128, 3, 4)).size(), 8u);
+}
+
+TEST(TurboQuantRefTest, HadamardIsOrthogonalAndSymmetric) {
+  for (int d : {8, 64, 256}) {
+    std::vector<float> h = hadamard(d);
+    float entry = float(1 / std::sqrt(double(d)));
+    for (int i = 0; i < d; ++i)
+      for (int j = 0; j < d; ++j) {
+        EXPECT_EQ(std::fabs(h[i * d + j]), entry);
+        EXPECT_EQ(h[i * d + j], h[j * d + i]);
+        double dot = 0;
+        for (int k = 0; k < d; ++k)
+          dot += double(h[i * d + k]) * h[j * d + k];
+        EXPECT_NEAR(dot, i == j ? 1 : 0, 1e-6);
+      }
+    EXPECT_EQ(h[d + 1], -entry); // row 1 alternates: +, -, +, -
+  }
+}
+
+/// One slot of `layout` from a key and a value vector.
+std::vector<uint8_t> encodeOne(const SlotLayout &layout, const std::vector<float> &k,
+                               const std::vector<float> &v) {
+  return encode(layout, hadamard(layout.d), kernelCodebook(layout), k.data(), v.data(), 1);
+}
+
+TEST(TurboQuantRefTest, PacksCodesLsbFirst) {
+  // 4-bit values: v_i = i / 5 - 1 spans 16 levels exactly (scale 0.2), even
+  // coordinates in the low nibble; the 3-bit keys' codes straddle bytes.
+  SlotLayout l(16, 4, 4);
+  std::vector<float> k(16, 0.25f), v(16);
+  for (int i = 0; i < 16; ++i)
+    v[i] = float(i) / 5 - 1;
+  std::vector<uint8_t> slot = encodeOne(l, k, v);
+  for (int i = 0; i < 8; ++i)
+    EXPECT_EQ(slot[l.vOff + i], (2 * i) | (2 * i + 1) << 4) << "value byte " << i;
+  EXPECT_EQ(slot[l.vScaleOff] | slot[l.vScaleOff + 1] << 8, test::toF16Bits(0.2));
+  EXPECT_EQ(slot[l.vZeroOff] | slot[l.vZeroOff + 1] << 8, test::toF16Bits(-1.0));
+  // k = 0.25 * ones: norm 1, R k / n = e_0, so y = (1, 0, ..., 0).
+  EXPECT_EQ(slot[l.normOff] | slot[l.normOff + 1] << 8, test::toF16Bits(1.0));
+  EXPECT_EQ(slot.size(), size_t(l.slot));
+  uint8_t bytes[3] = {0, 0, 0};
+  // Codes 0..7 at 3 bits: word = sum i << 3i = 0xFAC688.
+  bytes[0] = 0x88, bytes[1] = 0xc6, bytes[2] = 0xfa;
+  for (int i = 0; i < 8; ++i)
+    EXPECT_EQ(unpackCode(bytes, 3, i), i);
+  SlotLayout l3(16, 3, 3);
+  std::vector<uint8_t> s3 = encodeOne(l3, k, v);
+  std::vector<float> cb = kernelCodebook(l3);
+  DecodedSlot dec = decodeSlot(l3, cb, s3.data());
+  EXPECT_EQ(dec.key[0], cb[7]); // y_0 = 1 is beyond the top midpoint
+  for (int i = 1; i < 16; ++i)
+    EXPECT_TRUE(dec.key[i] == cb[3] || dec.key[i] == cb[4]) << i; // y_i = 0
+}
+
+TEST(TurboQuantRefTest, Fp8KeysRoundToNearestEven) {
+  SlotLayout l(16, 8, 4);
+  std::vector<float> k = {1.0625f, 1.1875f, -3.0f, 1000.0f, -1000.0f,   0x1p-9f, 0x1p-11f, 0.0f,
+                          0.3f,    -0.3f,   448.f, 464.0f,  0x1.8p-10f, 240.f,   17.0f,    0x1p-6f};
+  std::vector<double> want = {1.0,    1.25,    -3.0, 448, -448,   0x1p-9, 0,  0,
+                              0.3125, -0.3125, 448,  448, 0x1p-9, 240,    16, 0x1p-6};
+  std::vector<float> v(16, 1.0f);
+  std::vector<uint8_t> slot = encodeOne(l, k, v);
+  DecodedSlot dec = decodeSlot(l, kernelCodebook(l), slot.data());
+  EXPECT_EQ(dec.norm, 1.0);
+  for (int i = 0; i < 16; ++i)
+    EXPECT_EQ(dec.key[i], want[i]) << "k = " << k[i];
+  // Every finite e4m3 value encodes to itself.
+  for (int b = 0; b < 256; ++b) {
+    if ((b & 0x7f) == 0x7f)
+      continue;
+    std::vector<float> one(16, float(test::fromFp8Bits(uint8_t(b), true)));
+    EXPECT_EQ(encodeOne(l, one, v)[0], b) << "byte " << b;
+  }
+  // v constant: scale clamps to 1e-8 and every value decodes to the zero.
+  for (double x : dec.value)
+    EXPECT_EQ(x, 1.0);
+}
+
+/// Relative MSE of keys, and of values, over n fresh N(0, 1) vectors.
+std::pair<double, double> encodeError(int d, int kbits, int vbits, int n) {
+  SlotLayout l(d, kbits, vbits);
+  std::mt19937_64 rng(42);
+  std::normal_distribution<float> normal;
+  std::vector<float> k(size_t(n * d)), v(k.size());
+  for (float &x : k)
+    x = float(test::roundTo(Dtype::BF16, normal(rng)));
+  for (float &x : v)
+    x = float(test::roundTo(Dtype::BF16, normal(rng)));
+  std::vector<float> r = hadamard(d), cb = kernelCodebook(l);
+  std::vector<uint8_t> slots = encode(l, r, cb, k.data(), v.data(), n);
+  double kErr = 0, kSum = 0, vErr = 0, vSum = 0;
+  for (int t = 0; t < n; ++t) {
+    const uint8_t *slot = &slots[size_t(t * l.slot)];
+    std::vector<double> khat = dequantizeKey(l, r, cb, slot);
+    DecodedSlot dec = decodeSlot(l, cb, slot);
+    for (int i = 0; i < d; ++i) {
+      double kv = k[size_t(t * d + i)], vv = v[size_t(t * d + i)];
+      kErr += (kv - khat[i]) * (kv - khat[i]);
+      kSum += kv * kv;
+      vErr += (vv - dec.value[i]) * (vv - dec.value[i]);
+      vSum += vv * vv;
+    }
+  }
+  return {kErr / kSum, vErr / vSum};
+}
+
+TEST(TurboQuantRefTest, EncodeDecodeRoundTrip) {
+  auto [k4, v4] = encodeError(128, 4, 4, 1000);
+  EXPECT_GT(k4, 0.0085);
+  EXPECT_LT(k4, 0.0105);
+  auto [k3, v3] = encodeError(128, 3, 3, 1000);
+  EXPECT_GT(k3, 0.031);
+  EXPECT_LT(k3, 0.037);
+  auto [k8, v8] = encodeError(128, 8, 4, 200);
+  EXPECT_LT(k8, 0.003);
+  // Uniform values: error ~ range^2 / (12 (2^b - 1)^2) for a range of ~5 sigma.
+  EXPECT_LT(v4, 0.015);
+  EXPECT_LT(v3, 0.06);
+  EXPECT_LT(v8, 0.015);
+  EXPECT_LT(encodeError(64, 4, 4, 300).first, 0.011);
+  EXPECT_LT(encodeError(256, 3, 4, 100).first, 0.037);
+}
+
+TEST(TurboQuantRefTest, ReferenceMatchesDequantizedAttention) {
+  // Two sequences over shuffled pages of a 2-kv-head cache with GQA 3: the
+  // code-domain reference against softmax(scale q . k^) v^ computed from
+  // the dequantized keys (R^T applied to the codebook vectors).
+  for (int kbits : {4, 8}) {
+    TqCase c;
+    c.d = 32, c.kbits = kbits, c.hq = 6, c.hkv = 2, c.blockSize = 4, c.seqLens = {9, 1};
+    c.headsPerProgram = 3, c.randomOrthogonalR = true;
+    TqProblem p = makeProblem(c, 11);
+    const TqCache &cache = *p.cache;
+    PagedCache view{cache.bytes.data(),  c.blockSize, c.hkv,
+                    p.blockTable.data(), p.btStride,  p.seqLens.data()};
+    for (int64_t b = 0; b < 2; ++b) {
+      std::vector<double> q(size_t(c.hq * c.d));
+      for (size_t i = 0; i < q.size(); ++i)
+        q[i] = test::loadAs(c.dtype, p.q.data(), size_t(b) * q.size() + i);
+      SeqAttention ref = referenceAttention(cache.layout, cache.rotation, cache.codebook, view, b,
+                                            q.data(), c.hq, p.scale);
+      int64_t len = c.seqLens[size_t(b)];
+      for (int64_t h = 0; h < c.hq; ++h) {
+        int64_t kvHead = h / 3;
+        std::vector<double> s(static_cast<size_t>(len));
+        std::vector<std::vector<double>> vs;
+        double vmax = 0;
+        for (int64_t j = 0; j < len; ++j) {
+          int64_t block = p.blockTable[size_t(b * p.btStride + j / c.blockSize)];
+          const uint8_t *slot = &cache.bytes[size_t(
+              ((block * c.blockSize + j % c.blockSize) * c.hkv + kvHead) * cache.layout.slot)];
+          std::vector<double> k = dequantizeKey(cache.layout, cache.rotation, cache.codebook, slot);
+          for (int64_t i = 0; i < c.d; ++i)
+            s[size_t(j)] += p.scale * q[size_t(h * c.d + i)] * k[size_t(i)];
+          vs.push_back(decodeSlot(cache.layout, cache.codebook, slot).value);
+          for (double x : vs.back())
+            vmax = std::max(vmax, std::fabs(x));
+        }
+        double m = *std::max_element(s.begin(), s.end()), l = 0;
+        for (double x : s)
+          l += std::exp(x - m);
+        EXPECT_NEAR(ref.lse[size_t(h)], m + std::log(l), 1e-12);
+        EXPECT_EQ(ref.vmax[size_t(h)], vmax);
+        for (int64_t i = 0; i < c.d; ++i) {
+          double o = 0;
+          for (int64_t j = 0; j < len; ++j)
+            o += std::exp(s[size_t(j)] - m) / l * vs[size_t(j)][size_t(i)];
+          EXPECT_NEAR(ref.o[size_t(h * c.d + i)], o, 1e-12) << "b " << b << " h " << h;
+        }
+      }
+    }
+  }
+}
+
+TEST(TurboQuantRefTest, SplitsAndNames) {
+  EXPECT_EQ(defaultSplits(132, 1, 8, 1024), 8);
+  EXPECT_EQ(defaultSplits(132, 1, 8, 32768), 64);
+  EXPECT_EQ(defaultSplits(132, 8, 8, 8192), 9);
+  EXPECT_EQ(defaultSplits(132, 128, 8, 32768), 1);
+  EXPECT_EQ(defaultSplits(132, 1, 8, 1), 1);
+  TqCase c;
+  c.seqLens = {3, 17};
+  EXPECT_EQ(caseName(c), "k4v4 D=128 Hq=32 Hkv=8 HEADS=4 block_size=16 splits=1 bf16 hadamard "
+                         "seq_lens=[3,17]");
+}
+
+//===----------------------------------------------------------------------===//
+// The kernels, compiled for the host
+//===----------------------------------------------------------------------===//
+
+std::string kernelSource() {
+  std::ifstream in(TILEC_TQ_KERNEL);
+  std::stringstream source;
+  source << in.rdbuf();
+  return source.str();
+}
+
+/// Host builds of the three kernels, compiled once per set of defines.
+class HostBuilds {
+public:
+  explicit HostBuilds(std::string source) : source(std::move(source)) {}
+
+  /// The three kernels for case `c` with stage 1's BLOCK_T = blockT; "" or
+  /// the compile error.
+  std::string get(const TqCase &c, int blockT, TqKernels &out) {
+    std::string t = test::name(c.dtype), d = std::to_string(c.d);
+    std::string kb = std::to_string(c.kbits), vb = std::to_string(c.vbits);
+    std::string err;
+    out.rotate = kernel("turboquant_rotate", {{"T", t}, {"D", d}, {"KBITS", kb}}, err);
+    out.stage1 = kernel("turboquant_decode_stage1",
+                        {{"D", d},
+                         {"KBITS", kb},
+                         {"VBITS", vb},
+                         {"HEADS", std::to_string(c.headsPerProgram)},
+                         {"BLOCK_T", std::to_string(blockT)}},
+                        err);
+    out.stage2 = kernel("turboquant_decode_stage2", {{"T", t}, {"D", d}}, err);
+    return err;
+  }
+
+private:
+  TqKernel kernel(const std::string &name, const std::map<std::string, std::string> &defines,
+                  std::string &err) {
+    std::string key = name;
+    for (auto &[k, v] : defines)
+      key += " " + k + "=" + v;
+    auto it = builds.find(key);
+    if (it == builds.end()) {
+      CompileOptions options;
+      options.kernel = name;
+      options.defines = defines;
+      auto compiled = compileForHost(source, "turboquant_decode.tile", options);
+      if (!compiled) {
+        if (err.empty())
+          err = key + ": " + compiled.message();
+        return {};
+      }
+      it = builds.emplace(key, *compiled).first;
+    }
+    std::shared_ptr<HostKernel> k = it->second;
+    return {k->params(), [k](std::array<uint32_t, 3> grid, const std::vector<Arg> &args,
+                             const std::vector<size_t> &) { return k->launch(grid, args); }};
+  }
+
+  std::string source;
+  std::map<std::string, std::shared_ptr<HostKernel>> builds;
+};
+
+struct KernelCase {
+  TqCase c;
+  int blockT = 32;
+};
+
+std::vector<KernelCase> kernelCases() {
+  std::vector<KernelCase> cases;
+  auto add = [&](int kbits, int vbits, int64_t d, int64_t hq, int64_t hkv, int64_t heads,
+                 std::vector<int64_t> lens, int64_t splits, Dtype t = Dtype::BF16,
+                 bool randomR = false, int blockT = 32, int64_t blockSize = 16) {
+    TqCase c;
+    c.kbits = kbits, c.vbits = vbits, c.d = d, c.hq = hq, c.hkv = hkv;
+    c.headsPerProgram = heads, c.seqLens = std::move(lens), c.numSplits = splits, c.dtype = t;
+    c.randomOrthogonalR = randomR, c.blockSize = blockSize;
+    cases.push_back({c, blockT});
+  };
+  // Every preset, GQA 4 with HEADS = group and 1: ragged, odd and length-1
+  // sequences, splits that end mid-page and span several tiles.
+  for (auto [kb, vb] : {std::pair{4, 4}, {3, 4}, {8, 4}, {3, 3}})
+    for (int64_t heads : {4, 1})
+      add(kb, vb, 128, 8, 2, heads, {1, 37, 200}, 3);
+  // One split over many tiles: the online softmax's rescaling.
+  add(4, 4, 128, 8, 2, 4, {300, 129}, 1, Dtype::BF16, false, 16);
+  // More splits than tokens (empty splits), GQA 1 and 8.
+  add(4, 4, 128, 4, 4, 1, {1, 3, 5}, 8);
+  add(3, 4, 128, 16, 2, 8, {2, 19}, 6, Dtype::F16);
+  add(8, 4, 128, 16, 2, 1, {2, 19}, 6, Dtype::F32);
+  // D = 64 and 256, random orthogonal R, f16 / f32 outputs, tiles that
+  // cross pages (BLOCK_T > block_size) and tiles smaller than a page.
+  add(3, 4, 64, 8, 1, 8, {5, 64, 130}, 4, Dtype::F16, true);
+  add(4, 4, 64, 4, 2, 2, {33, 1}, 2, Dtype::F32, true, 8, 8);
+  add(4, 4, 256, 4, 4, 1, {33, 1}, 3, Dtype::BF16, false, 16);
+  add(8, 4, 256, 8, 2, 4, {17, 40}, 2, Dtype::F16, true, 64, 32);
+  add(3, 3, 256, 8, 1, 8, {9, 21}, 1, Dtype::BF16, false, 128, 8);
+  return cases;
+}
+
+TEST(TurboQuantHostTest, KernelsMatchTheReference) {
+  std::string source = kernelSource();
+  ASSERT_FALSE(source.empty()) << "cannot read " << TILEC_TQ_KERNEL;
+  HostBuilds builds(source);
+  uint64_t seed = 1000;
+  for (const KernelCase &k : kernelCases()) {
+    TqKernels kernels;
+    std::string name = caseName(k.c) + " BLOCK_T=" + std::to_string(k.blockT);
+    std::string err = builds.get(k.c, k.blockT, kernels);
+    ASSERT_TRUE(err.empty()) << name << ": " << err;
+    TqResult r = runTqCase(kernels, k.c, seed++);
+    EXPECT_TRUE(r.pass) << name << ": " << r.error << " (" << r.failures << " failures)";
+  }
+}
+
+TEST(TurboQuantHostTest, RoundTrip) {
+  std::string source = kernelSource();
+  ASSERT_FALSE(source.empty()) << "cannot read " << TILEC_TQ_KERNEL;
+  HostBuilds builds(source);
+  uint64_t seed = 2000;
+  for (auto [kb, vb] : {std::pair{4, 4}, {3, 4}, {8, 4}, {3, 3}}) {
+    TqCase c;
+    c.kbits = kb, c.vbits = vb, c.hq = 8, c.hkv = 2, c.headsPerProgram = 4;
+    c.seqLens = {1, 1, 1};
+    TqKernels kernels;
+    std::string err = builds.get(c, 32, kernels);
+    ASSERT_TRUE(err.empty()) << caseName(c) << ": " << err;
+    TqResult r = runRoundTrip(kernels, c, seed++);
+    EXPECT_TRUE(r.pass) << caseName(c) << ": " << r.error;
+    EXPECT_GT(r.minCosine, 0.85) << caseName(c);
+  }
+}
+
+} // namespace

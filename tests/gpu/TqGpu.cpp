@@ -1,0 +1,410 @@
+//===- TqGpu.cpp - turboquant_decode on an NVIDIA GPU: check, then time ---===//
+//
+// Loads the PTX builds of the three TurboQuant kernels that `tilec compile`
+// wrote, one per set of compile-time parameters each kernel depends on:
+//
+//   DIR/turboquant_rotate.<T>.d<D>.k<KBITS>.ptx
+//   DIR/turboquant_decode_stage1.d<D>.k<KBITS>v<VBITS>.h<HEADS>.ptx
+//   DIR/turboquant_decode_stage2.<T>.d<D>.ptx
+//
+// (e.g. turboquant_decode_stage1.d128.k4v4.h4.ptx; `tq-gpu --list` prints
+// every build with its tilec compile arguments). It checks at tier C
+// (TqCheck) small ragged problems of every preset with HEADS = group and 1,
+// D = 64 and 256, and the round trip; then, for the presets k4v4, k3v4 and
+// k8v4, the spec's benchmark shapes (D = 128, Hq = 32, Hkv = 8, block_size =
+// 16, B in {1, 8, 32, 128}, seq_len in {1024, 8192, 32768}, every sequence
+// of a batch that long) on a cache of 128 x 2048 pages, checked on sampled
+// sequences and timed with CUDA events (median of 10 after 2 warm-ups, L2
+// flushed before each): rotate + stage 1 + stage 2 together, and stage 1
+// alone. Splits follow the anchor's rule min(ceil(4 SMs / programs),
+// ceil(seq / 128), 64). Bytes read = the slots of every sequence's tokens
+// plus the block table entries of their pages. Each timed row is also
+// printed as one line `TQ-JSON {...}` for bench/suite.py.
+//
+//   tq-gpu DIR [--check-only]
+//   tq-gpu --list       prints "<build> <tilec compile arguments>" per line
+//
+//===----------------------------------------------------------------------===//
+#include "GpuVariant.h"
+#include "TqCheck.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <map>
+
+using namespace tile;
+using namespace tile::tq;
+using test::Dtype;
+
+namespace {
+
+std::string rotateBuild(const TqCase &c) {
+  return "turboquant_rotate." + std::string(test::name(c.dtype)) + ".d" + std::to_string(c.d) +
+         ".k" + std::to_string(c.kbits);
+}
+
+std::string stage1Build(const TqCase &c) {
+  return "turboquant_decode_stage1.d" + std::to_string(c.d) + "." + presetName(c.kbits, c.vbits) +
+         ".h" + std::to_string(c.headsPerProgram);
+}
+
+std::string stage2Build(const TqCase &c) {
+  return "turboquant_decode_stage2." + std::string(test::name(c.dtype)) + ".d" +
+         std::to_string(c.d);
+}
+
+/// The three builds a case runs: (name, tilec compile arguments). Every
+/// buffer is its own allocation, so every pointer is 16-byte aligned.
+std::vector<std::pair<std::string, std::string>> buildsOf(const TqCase &c) {
+  std::string t = " -D T=" + std::string(test::name(c.dtype)), d = " -D D=" + std::to_string(c.d);
+  std::string kbits = " -D KBITS=" + std::to_string(c.kbits);
+  return {{rotateBuild(c), "--kernel turboquant_rotate" + t + d + kbits +
+                               " --assume q=16 --assume r=16 --assume qf=16"},
+          {stage1Build(c), "--kernel turboquant_decode_stage1" + d + kbits +
+                               " -D VBITS=" + std::to_string(c.vbits) +
+                               " -D HEADS=" + std::to_string(c.headsPerProgram) +
+                               " --assume qf=16 --assume kv_cache=16 --assume codebook=16"
+                               " --assume mid_o=16"},
+          {stage2Build(c),
+           "--kernel turboquant_decode_stage2" + t + d + " --assume mid_o=16 --assume o=16"}};
+}
+
+TqCase presetCase(int kbits, int vbits) {
+  TqCase c;
+  c.kbits = kbits, c.vbits = vbits;
+  return c;
+}
+
+/// The small problems checked on every element.
+std::vector<TqCase> checkCases() {
+  std::vector<TqCase> cases;
+  for (auto [kb, vb] : {std::pair{4, 4}, {3, 4}, {8, 4}, {3, 3}})
+    for (int64_t heads : {4, 1}) {
+      TqCase c = presetCase(kb, vb);
+      c.headsPerProgram = heads, c.seqLens = {1, 10, 37, 300, 1000}, c.numSplits = 8;
+      cases.push_back(c);
+    }
+  TqCase d64 = presetCase(3, 4);
+  d64.d = 64, d64.hq = 8, d64.hkv = 1, d64.headsPerProgram = 8, d64.seqLens = {5, 64, 130};
+  d64.numSplits = 4, d64.dtype = Dtype::F16, d64.randomOrthogonalR = true;
+  cases.push_back(d64);
+  TqCase d256 = presetCase(4, 4);
+  d256.d = 256, d256.hq = 4, d256.hkv = 4, d256.headsPerProgram = 1, d256.seqLens = {33, 1};
+  d256.numSplits = 3;
+  cases.push_back(d256);
+  return cases;
+}
+
+/// The benchmark presets; HEADS = group, and 1 at one shape.
+std::vector<TqCase> benchPresets() {
+  return {presetCase(4, 4), presetCase(3, 4), presetCase(8, 4)};
+}
+
+/// Every build a run needs, in first-use order: (name, tilec arguments).
+std::vector<std::pair<std::string, std::string>> allBuilds() {
+  std::vector<TqCase> cases = checkCases();
+  for (TqCase c : benchPresets()) {
+    cases.push_back(c);
+    c.headsPerProgram = 1;
+    cases.push_back(c);
+  }
+  std::vector<std::pair<std::string, std::string>> builds;
+  for (const TqCase &c : cases)
+    for (const auto &build : buildsOf(c))
+      if (std::find(builds.begin(), builds.end(), build) == builds.end())
+        builds.push_back(build);
+  return builds;
+}
+
+struct Builds {
+  std::map<std::string, test::Variant> variants;
+  test::GpuRunner *runner;
+
+  test::Variant &at(const std::string &name) { return variants.at(name); }
+
+  TqKernel kernel(const std::string &name) {
+    test::Variant &v = at(name);
+    test::GpuRunner *r = runner;
+    return {v.params,
+            [r, &v](std::array<uint32_t, 3> grid, const std::vector<Arg> &args,
+                    const std::vector<size_t> &bytes) { return r->launch(v, grid, args, bytes); }};
+  }
+
+  TqKernels kernels(const TqCase &c) {
+    return {kernel(rotateBuild(c)), kernel(stage1Build(c)), kernel(stage2Build(c))};
+  }
+};
+
+const char *verdict(const TqResult &r) { return r.pass ? "pass" : "FAIL"; }
+
+int runChecks(Builds &builds) {
+  int cases = 0, failures = 0;
+  uint64_t seed = 3000;
+  for (const TqCase &c : checkCases()) {
+    TqResult r = runTqCase(builds.kernels(c), c, seed++);
+    ++cases;
+    failures += !r.pass;
+    std::printf("%-100s err/bound %.3f  %s %s\n", caseName(c).c_str(), r.maxErrOverBound,
+                verdict(r), r.error.c_str());
+  }
+  for (TqCase c : benchPresets()) {
+    c.seqLens = {1, 1, 1, 1};
+    TqResult r = runRoundTrip(builds.kernels(c), c, seed++);
+    ++cases;
+    failures += !r.pass;
+    std::printf("round trip %-89s min cos %.4f  %s %s\n", caseName(c).c_str(), r.minCosine,
+                verdict(r), r.error.c_str());
+  }
+  std::printf("\ntq checks: %d passed, %d failed\n\n", cases - failures, failures);
+  return failures;
+}
+
+/// A problem's buffers on the device (the cache mapped in beforehand).
+class DeviceProblem {
+public:
+  DeviceProblem(cuda::Driver &driver, TqProblem &p, cuda::DevicePtr cache) : driver(driver), p(p) {
+    device[p.cache->bytes.data()] = cache;
+    shared = p.cache->bytes.data();
+  }
+  ~DeviceProblem() {
+    for (auto &[host, ptr] : device)
+      if (host != shared)
+        driver.free(ptr);
+  }
+
+  /// Uploads every buffer of `launch` not yet on the device and packs its
+  /// arguments for `v`.
+  std::string prepare(test::Variant &v, const KernelLaunch &launch) {
+    if (v.params.size() != launch.args.size())
+      return v.kernel + " has " + std::to_string(v.params.size()) + " parameters, expected " +
+             std::to_string(launch.args.size());
+    Step s{&v,
+           {launch.grid[0], launch.grid[1], launch.grid[2]},
+           std::vector<test::ArgSlot>(launch.args.size()),
+           {}};
+    for (size_t i = 0; i < launch.args.size(); ++i) {
+      s.pointers.push_back(s.slots[i].bytes);
+      if (!v.params[i].isPointer) {
+        test::packScalar(v.params[i], launch.args[i], s.slots[i]);
+        continue;
+      }
+      const void *host = launch.args[i].ptr;
+      if (!device.count(host)) {
+        cuda::DevicePtr d = 0;
+        if (std::string err = driver.alloc(std::max<size_t>(launch.bytes[i], 1), d); !err.empty())
+          return err;
+        device[host] = d;
+        if (std::string err = driver.copyToDevice(d, host, launch.bytes[i]); !err.empty())
+          return err;
+      }
+      std::memcpy(s.slots[i].bytes, &device[host], 8);
+    }
+    steps.push_back(std::move(s));
+    return "";
+  }
+
+  /// Launches steps [first, last) without synchronising.
+  std::string launch(size_t first, size_t last) {
+    for (size_t k = first; k < last; ++k) {
+      Step &s = steps[k];
+      if (std::string err = driver.launch(s.v->function, s.grid, s.v->threads, 0, s.pointers);
+          !err.empty())
+        return err;
+    }
+    return "";
+  }
+
+  std::string download() {
+    std::string err = driver.synchronize();
+    if (err.empty())
+      err = driver.copyToHost(p.o.data(), device.at(p.o.data()), p.o.size());
+    if (err.empty())
+      err = driver.copyToHost(p.lse.data(), device.at(p.lse.data()), p.lse.size() * 4);
+    return err;
+  }
+
+private:
+  struct Step {
+    test::Variant *v;
+    unsigned grid[3];
+    std::vector<test::ArgSlot> slots;
+    /// cuLaunchKernel's argument pointers, into `slots` (whose buffer a
+    /// move keeps).
+    std::vector<void *> pointers;
+  };
+  cuda::Driver &driver;
+  TqProblem &p;
+  const void *shared;
+  std::map<const void *, cuda::DevicePtr> device;
+  std::vector<Step> steps;
+};
+
+/// Median ms of `body` over 10 runs after 2 warm-ups, L2 flushed before each.
+std::string timeMedian(cuda::Driver &driver, cuda::DevicePtr flush, size_t flushBytes,
+                       const std::function<std::string()> &body, double &ms) {
+  std::vector<float> times;
+  for (int it = 0; it < 12; ++it) {
+    float t = 0;
+    std::string err = driver.memset8(flush, uint8_t(it), flushBytes);
+    if (err.empty())
+      err = driver.time(body, t);
+    if (!err.empty())
+      return err;
+    if (it >= 2)
+      times.push_back(t);
+  }
+  std::sort(times.begin(), times.end());
+  ms = times[times.size() / 2];
+  return "";
+}
+
+struct BenchRow {
+  std::string preset;
+  int64_t b, seqLen, heads, splits;
+  double ms = 0, stage1Ms = 0, bytes = 0;
+  TqResult check;
+  int64_t checkedSeqs = 0;
+};
+
+void printRow(const BenchRow &r) {
+  double gbps = r.bytes / (r.ms * 1e-3) / 1e9;
+  std::printf("| %s | %3lld | %5lld | %lld | %2lld | %.4f | %.4f | %.4g | %.0f | %s %.3f |\n",
+              r.preset.c_str(), (long long)r.b, (long long)r.seqLen, (long long)r.heads,
+              (long long)r.splits, r.ms, r.stage1Ms, r.bytes, gbps, verdict(r.check),
+              r.check.maxErrOverBound);
+  if (!r.check.pass)
+    std::printf("  %s\n", r.check.error.c_str());
+  std::printf("TQ-JSON {\"preset\": \"%s\", \"B\": %lld, \"seq_len\": %lld, \"heads\": %lld, "
+              "\"splits\": %lld, \"ms\": %.6f, \"stage1_ms\": %.6f, \"bytes\": %.0f, "
+              "\"GBps\": %.2f, \"check\": %s, \"checked_seqs\": %lld, "
+              "\"max_err_over_bound\": %.6g}\n",
+              r.preset.c_str(), (long long)r.b, (long long)r.seqLen, (long long)r.heads,
+              (long long)r.splits, r.ms, r.stage1Ms, r.bytes, gbps, r.check.pass ? "true" : "false",
+              (long long)r.checkedSeqs, r.check.maxErrOverBound);
+}
+
+/// Checks and (unless checkOnly) times one benchmark shape.
+std::string benchShape(cuda::Driver &driver, Builds &builds, const std::shared_ptr<TqCache> &cache,
+                       cuda::DevicePtr deviceCache, cuda::DevicePtr flush, size_t flushBytes,
+                       const TqCase &c, uint64_t seed, bool checkOnly, BenchRow &row) {
+  TqProblem p = makeProblem(c, cache, seed);
+  DeviceProblem dp(driver, p, deviceCache);
+  for (auto [name, launch] :
+       {std::pair{rotateBuild(c), p.rotate()}, std::pair{stage1Build(c), p.stage1()},
+        std::pair{stage2Build(c), p.stage2()}})
+    if (std::string err = dp.prepare(builds.at(name), launch); !err.empty())
+      return name + ": " + err;
+  std::string err = dp.launch(0, 3);
+  if (err.empty())
+    err = dp.download();
+  if (!err.empty())
+    return err;
+  std::vector<int64_t> seqs;
+  if (p.batch * c.seqLens.front() > 65536)
+    seqs = {0, p.batch / 3, 2 * p.batch / 3, p.batch - 1};
+  seqs.erase(std::unique(seqs.begin(), seqs.end()), seqs.end());
+  row.check = checkProblem(p, seqs);
+  row.checkedSeqs = seqs.empty() ? p.batch : int64_t(seqs.size());
+  row.bytes = p.bytesRead();
+  if (checkOnly)
+    return "";
+  err = timeMedian(
+      driver, flush, flushBytes, [&] { return dp.launch(0, 3); }, row.ms);
+  if (err.empty())
+    err = timeMedian(
+        driver, flush, flushBytes, [&] { return dp.launch(1, 2); }, row.stage1Ms);
+  return err;
+}
+
+int runBench(cuda::Driver &driver, Builds &builds, bool checkOnly) {
+  const int64_t maxB = 128, maxSeq = 32768;
+  size_t flushBytes = size_t(256) << 20;
+  cuda::DevicePtr flush = 0;
+  if (std::string err = driver.alloc(flushBytes, flush); !err.empty())
+    return std::printf("flush buffer: %s\n", err.c_str()), 1;
+  std::printf("| preset | B | seq_len | HEADS | splits | ms (rotate+s1+s2) | ms (stage 1) | bytes "
+              "read | GB/s | check err/bound |\n|---|---|---|---|---|---|---|---|---|---|\n");
+  int failures = 0;
+  uint64_t seed = 5000;
+  for (const TqCase &preset : benchPresets()) {
+    std::string name = presetName(preset.kbits, preset.vbits);
+    int64_t pages = maxB * (maxSeq / preset.blockSize);
+    auto cache = makeCache(preset, pages, 512, seed++);
+    cuda::DevicePtr deviceCache = 0;
+    std::string err = driver.alloc(cache->bytes.size(), deviceCache);
+    if (err.empty())
+      err = driver.copyToDevice(deviceCache, cache->bytes.data(), cache->bytes.size());
+    if (!err.empty()) {
+      std::printf("%s: cache of %zu bytes: %s\n", name.c_str(), cache->bytes.size(), err.c_str());
+      ++failures;
+      continue;
+    }
+    for (int64_t b : {1, 8, 32, 128})
+      for (int64_t seqLen : {1024, 8192, 32768})
+        for (int64_t heads : {preset.hq / preset.hkv, int64_t(1)}) {
+          if (heads == 1 && !(b == 32 && seqLen == 8192))
+            continue;
+          TqCase c = preset;
+          c.headsPerProgram = heads;
+          c.seqLens.assign(size_t(b), seqLen);
+          c.numSplits = defaultSplits(driver.multiprocessors(), b, c.hq / heads, seqLen);
+          BenchRow row{name, b, seqLen, heads, c.numSplits};
+          err = benchShape(driver, builds, cache, deviceCache, flush, flushBytes, c, seed++,
+                           checkOnly, row);
+          if (!err.empty()) {
+            std::printf("| %s | %lld | %lld | %lld | error: %s |\n", name.c_str(), (long long)b,
+                        (long long)seqLen, (long long)heads, err.c_str());
+            ++failures;
+            continue;
+          }
+          failures += !row.check.pass;
+          printRow(row);
+        }
+    driver.free(deviceCache);
+  }
+  driver.free(flush);
+  return failures;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  const char *usage = "usage: tq-gpu DIR [--check-only] | --list\n";
+  if (argc < 2 || argc > 3 || (argc == 3 && std::string(argv[2]) != "--check-only")) {
+    std::fprintf(stderr, "%s", usage);
+    return 2;
+  }
+  std::string dir = argv[1];
+  if (dir == "--list") {
+    for (const auto &[name, args] : allBuilds())
+      std::printf("%s %s\n", name.c_str(), args.c_str());
+    return 0;
+  }
+  std::string error;
+  auto driver = cuda::Driver::open(0, error);
+  if (!driver) {
+    std::fprintf(stderr, "tq-gpu: %s\n", error.c_str());
+    return 2;
+  }
+  std::printf("device: %s (sm_%d, %d SMs)\n", driver->deviceName().c_str(),
+              driver->computeCapability(), driver->multiprocessors());
+  test::GpuRunner runner(*driver);
+  Builds builds{{}, &runner};
+  for (const auto &[name, args] : allBuilds()) {
+    test::Variant v;
+    std::string err = test::readVariant(dir + "/" + name + ".ptx", v);
+    if (err.empty())
+      err = driver->loadKernel(v.ptx, v.kernel, v.function);
+    if (!err.empty()) {
+      std::fprintf(stderr, "tq-gpu: %s: %s\n", name.c_str(), err.c_str());
+      return 2;
+    }
+    builds.variants[name] = std::move(v);
+  }
+  int failures = runChecks(builds);
+  failures += runBench(*driver, builds, argc == 3);
+  std::printf("\ntq-gpu: %d failures\n", failures);
+  return failures ? 1 : 0;
+}
