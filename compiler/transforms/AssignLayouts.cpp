@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Iterators.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -91,6 +92,21 @@ private:
     });
   }
 
+  /// Whether `v` can take another layout without converting computed data:
+  /// broadcasts and cheap values are redone, and loop-carried values (and
+  /// elementwise results of them) are carried in the layout the body computes
+  /// them in (visitFor).
+  bool isMovable(Value v, int depth) {
+    Operation *def = v.getDefiningOp();
+    if (!def || isa<BroadcastOp, ExpandDimsOp, ReshapeOp>(def) || canRecompute(v, 0))
+      return true;
+    bool elementwise = isa<arith::ArithDialect, math::MathDialect>(def->getDialect()) &&
+                       def->getNumRegions() == 0 && def->getNumResults() == 1;
+    return elementwise && depth < 4 && llvm::all_of(def->getOperands(), [&](Value operand) {
+             return !isTile(operand) || isMovable(operand, depth + 1);
+           });
+  }
+
   /// `v` computed anew in `layout`, right after the original.
   Value recompute(Value v, DistributedLayoutAttr layout) {
     Operation *def = v.getDefiningOp();
@@ -163,6 +179,10 @@ private:
 
   LogicalResult visit(Operation *op);
   LogicalResult visitFor(scf::ForOp op);
+  /// The layouts in which the body of `op` computes the values it carries
+  /// when they come in as `carried` (empty if the body cannot be laid out).
+  SmallVector<DistributedLayoutAttr> computedLayouts(scf::ForOp op,
+                                                     ArrayRef<DistributedLayoutAttr> carried);
   LogicalResult visitIf(scf::IfOp op);
 
   /// The layouts of `op`'s operands and result on the target's matrix
@@ -259,8 +279,9 @@ LogicalResult Assigner::visit(Operation *op) {
     return op->emitError() << "internal error: no GPU layout rule for '" << op->getName()
                            << "'";
   // Elementwise: the layout of an operand that would cost a conversion
-  // (computed data, not a broadcast or a cheap value), blocked ones first;
-  // else the first blocked operand's, else the first's.
+  // (computed data, not a broadcast, a cheap or a loop-carried value), else
+  // of a loop-carried one, else of a broadcast or cheap one; blocked ones
+  // first at each rank, then the first.
   DistributedLayoutAttr layout;
   int best = -1;
   for (Value operand : op->getOperands()) {
@@ -268,9 +289,10 @@ LogicalResult Assigner::visit(Operation *op) {
     if (!candidate)
       continue;
     Operation *def = operand.getDefiningOp();
-    bool movable =
-        def && (isa<BroadcastOp, ExpandDimsOp, ReshapeOp>(def) || canRecompute(operand, 0));
-    int rank = 2 * !movable + (candidate == blocked(operand.getType()));
+    bool computed = !isMovable(operand, 0);
+    bool carried = !computed && !(def && (isa<BroadcastOp, ExpandDimsOp, ReshapeOp>(def) ||
+                                          canRecompute(operand, 0)));
+    int rank = 4 * computed + 2 * carried + (candidate == blocked(operand.getType()));
     if (rank > best) {
       best = rank;
       layout = candidate;
@@ -284,23 +306,33 @@ LogicalResult Assigner::visit(Operation *op) {
 
 LogicalResult Assigner::visitFor(scf::ForOp op) {
   auto yield = cast<scf::YieldOp>(op.getBody()->getTerminator());
-  for (auto [i, init, arg, result] : llvm::enumerate(
-           op.getInitArgs(), op.getRegionIterArgs(), op.getResults())) {
-    auto layout = getLayout(init.getType());
-    if (!layout)
-      continue;
-    // An accumulator `acc = dot(a, b, acc)` stays in the matrix
-    // instructions' registers across iterations.
+  // Carried values start in their initial value's layout; an accumulator
+  // `acc = dot(a, b, acc)` stays in the matrix instructions' registers.
+  SmallVector<DistributedLayoutAttr> carried;
+  SmallVector<bool> fixed;
+  for (auto [i, init, arg] : llvm::enumerate(op.getInitArgs(), op.getRegionIterArgs())) {
+    carried.push_back(getLayout(init.getType()));
     auto dot = yield->getOperand(i).getDefiningOp<DotOp>();
-    if (dot && dot.getAcc() == arg) {
-      auto layouts = dotLayouts(dot);
-      if (failed(layouts))
-        return failure();
-      layout = cast<DistributedLayoutAttr>(layouts->acc);
-      op.getInitArgsMutable()[i].assign(convertTo(init, layout));
-    }
-    setLayout(arg, layout);
-    setLayout(result, layout);
+    fixed.push_back(dot && dot.getAcc() == arg);
+    if (!carried.back() || !fixed.back())
+      continue;
+    auto layouts = dotLayouts(dot);
+    if (failed(layouts))
+      return failure();
+    carried.back() = cast<DistributedLayoutAttr>(layouts->acc);
+  }
+  // The others are carried in the layout the body computes them in, so
+  // that no iteration converts them at its end and back at the next start.
+  SmallVector<DistributedLayoutAttr> computed = computedLayouts(op, carried);
+  for (auto [i, layout] : llvm::enumerate(computed))
+    if (layout && carried[i] && !fixed[i])
+      carried[i] = layout;
+  for (auto [i, arg, result] : llvm::enumerate(op.getRegionIterArgs(), op.getResults())) {
+    if (!carried[i])
+      continue;
+    op.getInitArgsMutable()[i].assign(convertTo(op.getInitArgs()[i], carried[i]));
+    setLayout(arg, carried[i]);
+    setLayout(result, carried[i]);
   }
   if (failed(run(*op.getBody())))
     return failure();
@@ -308,6 +340,30 @@ LogicalResult Assigner::visitFor(scf::ForOp op) {
     if (auto layout = getLayout(arg.getType()))
       yield->setOperand(i, convertTo(yield->getOperand(i), layout));
   return success();
+}
+
+SmallVector<DistributedLayoutAttr>
+Assigner::computedLayouts(scf::ForOp op, ArrayRef<DistributedLayoutAttr> carried) {
+  // A trial on a copy of the loop, with its diagnostics dropped (the real
+  // run reports them); what it adds outside the copy is dead and erased.
+  OpBuilder b(op);
+  auto trial = cast<scf::ForOp>(b.clone(*op));
+  for (auto [arg, layout] : llvm::zip(trial.getRegionIterArgs(), carried))
+    if (layout)
+      setLayout(arg, layout);
+  auto saved = converted;
+  LogicalResult ok = failure();
+  {
+    ScopedDiagnosticHandler quiet(ctx, [](Diagnostic &) { return success(); });
+    ok = run(*trial.getBody());
+  }
+  SmallVector<DistributedLayoutAttr> layouts;
+  if (succeeded(ok))
+    for (Value v : trial.getBody()->getTerminator()->getOperands())
+      layouts.push_back(getLayout(v.getType()));
+  trial->erase();
+  converted = std::move(saved);
+  return layouts;
 }
 
 LogicalResult Assigner::visitIf(scf::IfOp op) {
