@@ -126,3 +126,36 @@ func.func @loop(%x: !tile.ptr<f32>, %n: i32) attributes {tile.kernel} {
   tile.store %xs, %sum : tensor<256x!tile.ptr<f32>>, tensor<256xf32>
   return
 }
+
+// -----
+
+// A running max over the rows of loaded [16, 64] tiles is carried in the
+// layout the reduction computes it in (a slice of the tile's layout): the
+// initial -inf is laid out so before the loop, and no conversion runs in it.
+// CHECK-LABEL: func.func @carried_reduction(
+// CHECK:         %[[INIT:.+]] = arith.constant dense<0xFF800000> : tensor<16xf32, #tile.dist<[[SLICE:.+]]>>
+// CHECK:         scf.for {{.*}} iter_args(%{{.+}} = %[[INIT]]) -> (tensor<16xf32, #tile.dist<[[SLICE]]>>)
+// CHECK-NOT:       tile.convert_layout
+// CHECK:           tile.reduce max {{.*}} -> tensor<16xf32, #tile.dist<[[SLICE]]>>
+// CHECK-NOT:       tile.convert_layout
+// CHECK:           scf.yield
+func.func @carried_reduction(%x: !tile.ptr<f32>, %out: !tile.ptr<f32>, %n: i32) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %ninf = arith.constant dense<0xFF800000> : tensor<16xf32>
+  %r = tile.range 0 to 1024 : tensor<1024xi32>
+  %p = tile.splat %x : tensor<1024x!tile.ptr<f32>>
+  %a = tile.addptr %p, %r : tensor<1024x!tile.ptr<f32>>, tensor<1024xi32>
+  %a2 = tile.reshape %a : tensor<1024x!tile.ptr<f32>> -> tensor<16x64x!tile.ptr<f32>>
+  %m = scf.for %i = %c0 to %n step %c1 iter_args(%run = %ninf) -> (tensor<16xf32>) : i32 {
+    %v = tile.load %a2 : tensor<16x64x!tile.ptr<f32>> -> tensor<16x64xf32>
+    %row = tile.reduce max %v, 1 : tensor<16x64xf32> -> tensor<16xf32>
+    %next = arith.maximumf %run, %row : tensor<16xf32>
+    scf.yield %next : tensor<16xf32>
+  }
+  %r16 = tile.range 0 to 16 : tensor<16xi32>
+  %o = tile.splat %out : tensor<16x!tile.ptr<f32>>
+  %oa = tile.addptr %o, %r16 : tensor<16x!tile.ptr<f32>>, tensor<16xi32>
+  tile.store %oa, %m : tensor<16x!tile.ptr<f32>>, tensor<16xf32>
+  return
+}
