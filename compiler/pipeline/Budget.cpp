@@ -16,6 +16,7 @@
 #include "mlir/IR/Location.h"
 #include "llvm/ADT/StringExtras.h"
 
+#include <algorithm>
 #include <optional>
 #include <sstream>
 
@@ -122,6 +123,10 @@ Result<SharedMemoryPlan> tile::planSharedMemory(const std::string &source,
   auto layout = layOut(source, fileName, current);
   if (!layout)
     return Result<SharedMemoryPlan>::failure(layout.message());
+  const int64_t initialFootprint = layout->footprint;
+  // Each tunable shrunk: its value as written and its final value, in the
+  // order they were first shrunk.
+  std::vector<std::pair<std::string, std::pair<std::string, std::string>>> shrunk;
   while (layout->footprint > plan.budget) {
     // The free tunables that can halve, and what each halving saves.
     std::string best, bestValue;
@@ -166,6 +171,12 @@ Result<SharedMemoryPlan> tile::planSharedMemory(const std::string &source,
     plan.changes.push_back(best + ": " + from + " -> " + bestValue + " (" +
                            std::to_string(layout->footprint) + " -> " +
                            std::to_string(bestLayout->footprint) + " bytes)");
+    auto it = std::find_if(shrunk.begin(), shrunk.end(),
+                           [&](const auto &s) { return s.first == best; });
+    if (it == shrunk.end())
+      shrunk.push_back({best, {from, bestValue}});
+    else
+      it->second.second = bestValue;
     current.defines[best] = bestValue;
     plan.defines[best] = bestValue;
     layout = std::move(*bestLayout);
@@ -173,5 +184,28 @@ Result<SharedMemoryPlan> tile::planSharedMemory(const std::string &source,
   plan.kernel = layout->kernel;
   plan.footprint = layout->footprint;
   plan.buffers = layout->buffers;
+  if (shrunk.empty())
+    return plan;
+  // The remark every compile that applies this plan reports: what forced the
+  // change (the hardware limit, the occupancy budget, or both) and what changed.
+  bool amd = target->warpSize() == 64;
+  std::ostringstream os;
+  os << layout->kernelLocation << ": remark: kernel '" << plan.kernel << "' needs "
+     << initialFootprint << " bytes of " << (amd ? "LDS" : "shared memory") << " on "
+     << plan.target << ", over ";
+  if (initialFootprint > plan.limit)
+    os << "the hardware limit of " << plan.limit << " bytes per workgroup ("
+       << (amd ? "the CU's LDS" : "the static shared array") << ")"
+       << (initialFootprint > plan.occupancyBytes ? " and " : "");
+  if (initialFootprint > plan.occupancyBytes)
+    os << "the occupancy budget of " << plan.occupancyBytes << " bytes (" << plan.occupancy
+       << " workgroup" << (plan.occupancy == 1 ? "" : "s") << " per " << (amd ? "CU" : "SM")
+       << ": 90% of " << plan.perCU << " bytes divided among them)";
+  os << "; shrunk to fit:";
+  for (size_t i = 0; i < shrunk.size(); ++i)
+    os << (i ? ", " : " ") << shrunk[i].first << " " << shrunk[i].second.first << " -> "
+       << shrunk[i].second.second;
+  os << " (" << initialFootprint << " -> " << plan.footprint << " bytes)";
+  plan.remark = os.str();
   return plan;
 }

@@ -38,6 +38,11 @@ std::map<std::string, TuneConfig> Kernel::tunedConfigs() const {
   return choices;
 }
 
+std::vector<std::string> Kernel::remarks() const {
+  std::lock_guard<std::mutex> lock(mutex);
+  return compilerRemarks;
+}
+
 namespace {
 
 /// The NVIDIA target tilec compiles for a compute capability.
@@ -75,6 +80,13 @@ void packArg(const ParamInfo &p, const Arg &a, Slot &slot) {
     return;
   }
   std::memcpy(slot.bytes, &a.i, 8);
+}
+
+/// Appends each line of `from` that `to` does not hold yet.
+void addOnce(std::vector<std::string> &to, const std::vector<std::string> &from) {
+  for (const std::string &line : from)
+    if (std::find(to.begin(), to.end(), line) == to.end())
+      to.push_back(line);
 }
 
 } // namespace
@@ -386,6 +398,7 @@ std::string Runtime::variant(Kernel &kernel, const TuneConfig &config,
   if (std::string err = load(*v); !err.empty())
     return err;
   std::lock_guard<std::mutex> lock(kernel.mutex);
+  addOnce(kernel.compilerRemarks, v->binary.remarks);
   auto &slot = kernel.variants[key];
   if (!slot)
     slot = std::move(v);
@@ -531,6 +544,7 @@ std::string Runtime::tune(Kernel &kernel, const GridFn &gridFn, const std::vecto
   std::string text = configText(kernel.tuned, chosen);
   {
     std::lock_guard<std::mutex> lock(kernel.mutex);
+    addOnce(kernel.compilerRemarks, best->binary.remarks);
     auto &slot = kernel.variants[text + "|" + specKey];
     if (!slot)
       slot = std::move(best);

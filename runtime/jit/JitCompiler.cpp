@@ -25,6 +25,7 @@ std::string variantKey(const std::string &source, const CompileOptions &options)
       {"opt", std::to_string(options.optLevel)},
       {"code_object", std::to_string(options.codeObjectVersion)},
       {"cubin", options.cubin ? "1" : "0"},
+      {"occupancy", std::to_string(options.occupancy)}, // the shared memory budget
       {"source", source}};
   for (auto &[name, value] : options.defines)
     parts.push_back({"define:" + name, value});
@@ -33,17 +34,26 @@ std::string variantKey(const std::string &source, const CompileOptions &options)
   return cacheKey(parts);
 }
 
-std::string serialize(const KernelBinary &b) {
+/// The file name in a remark ("FILE:LINE:COL: remark: ...") is the one of the
+/// compile that made the entry: an entry stores it as "@" and a lookup puts
+/// back the name it was asked with (the key holds the source, not its name).
+std::string serialize(const KernelBinary &b, const std::string &fileName) {
   std::ostringstream os;
   os << "kernel " << b.kernel << "\nthreads " << b.threads << "\nshared_bytes " << b.sharedBytes
      << "\n";
   for (auto &p : b.params)
     os << "param " << p.name << " " << int(p.kind) << " " << (p.isPointer ? 1 : 0) << "\n";
+  for (const std::string &remark : b.remarks) {
+    if (remark.find('\n') != std::string::npos)
+      continue; // one line each
+    bool located = !fileName.empty() && remark.rfind(fileName + ":", 0) == 0;
+    os << "remark " << (located ? "@" + remark.substr(fileName.size()) : "=" + remark) << "\n";
+  }
   return os.str();
 }
 
 /// Reads what serialize() wrote; false on anything unexpected.
-bool deserialize(const CacheEntry &entry, KernelBinary &b) {
+bool deserialize(const CacheEntry &entry, const std::string &fileName, KernelBinary &b) {
   std::istringstream is(entry.metadata);
   std::string key;
   while (is >> key) {
@@ -62,6 +72,12 @@ bool deserialize(const CacheEntry &entry, KernelBinary &b) {
       p.kind = ScalarKind(kind);
       p.isPointer = isPointer != 0;
       b.params.push_back(p);
+    } else if (key == "remark") {
+      std::string text;
+      std::getline(is, text);
+      if (text.size() < 2 || (text[1] != '@' && text[1] != '='))
+        return false;
+      b.remarks.push_back(text[1] == '@' ? fileName + text.substr(2) : text.substr(2));
     } else {
       return false;
     }
@@ -107,7 +123,7 @@ KernelCompiler jitCompiler(const std::string &cacheDir,
     {
       std::lock_guard<std::mutex> lock(shared->mutex);
       if (auto entry = shared->cache.lookup(key))
-        if (deserialize(*entry, binary))
+        if (deserialize(*entry, fileName, binary))
           return binary;
     }
     auto gpu = compileForGPU(source, fileName, options);
@@ -118,8 +134,9 @@ KernelCompiler jitCompiler(const std::string &cacheDir,
     binary.image = gpu->binary.empty() ? gpu->ptx : gpu->binary;
     binary.threads = gpu->threads;
     binary.sharedBytes = gpu->sharedBytes;
+    binary.remarks = gpu->remarks;
     std::lock_guard<std::mutex> lock(shared->mutex);
-    shared->cache.store(key, {serialize(binary), binary.image});
+    shared->cache.store(key, {serialize(binary, fileName), binary.image});
     return binary;
   };
   // A tuning result is a small entry: its metadata's first line says what it

@@ -203,6 +203,7 @@ int tilec::runAot(const std::string &file, const std::string &source, tile::Comp
 
   std::vector<Built> built;
   tile::Signature signature;
+  std::set<std::string> remarked; // each remark once, not once per variant
   for (const std::string &target : targets) {
     // The defaults first, then every configuration tuned for this target.
     std::vector<std::string> configs = {tuned.empty() ? "" : defaultConfig};
@@ -239,6 +240,9 @@ int tilec::runAot(const std::string &file, const std::string &source, tile::Comp
         printDiagnostics(binary.message());
         return kCompileError;
       }
+      for (const std::string &remark : binary->remarks)
+        if (remarked.insert(remark).second)
+          fmt::print(stderr, "{}\n", remark);
       signature = {binary->kernel, binary->params};
       built.push_back({target, variant, binary->ptx, binary->threads, config});
     }

@@ -85,7 +85,7 @@ TARGET is host (default), sm_80, sm_89, sm_90, sm_90a, gfx90a, gfx942 or gfx950.
 
 const char *kCompileUsage = R"(usage: tilec compile FILE --target=TARGET -o OUT [-D NAME=VALUE]...
                      [--kernel NAME] [--num-warps=N] [--assume NAME=DIV]... [--time]
-                     [--no-cache] [--cache-dir DIR]
+                     [--no-cache] [--cache-dir DIR] [--occupancy=N]
                      [--code-object=5|6]
 
 TARGET is sm_80, sm_89, sm_90 or sm_90a (OUT is PTX text) or gfx90a, gfx942 or
@@ -98,6 +98,12 @@ NVIDIA, a wavefront of 64 on AMD). --assume NAME=DIV
 specialises the kernel on parameter NAME being divisible by DIV (a power of
 two; for a pointer: its address in bytes), which lets loads and stores be
 vectorised; the caller must only launch it with such arguments.
+When the kernel's shared memory (LDS) is over the target's per-workgroup limit
+or the budget that leaves room for --occupancy workgroups per SM / CU (default
+2), tunable parameters that -D leaves free are shrunk to fit (as `tilec
+budget` shows), and a remark on stderr says which, from what to what, and why:
+FILE:LINE:COL: remark: kernel 'K' needs N bytes ..., over ...; shrunk to fit:
+BLOCK 8192 -> 4096 (N -> M bytes).
 )";
 
 const char *kAotUsage = R"(usage: tilec aot FILE --target=T1,T2,... -o DIR [-D NAME=VALUE]... [--kernel NAME]
@@ -367,8 +373,12 @@ int runCompile(const CommonArgs &args) {
     b.image = gpu->binary.empty() ? gpu->ptx : gpu->binary;
     b.threads = gpu->threads;
     b.sharedBytes = gpu->sharedBytes;
+    b.remarks = gpu->remarks;
     return b;
   }() : compiler.compile(source, args.file, options);
+  if (binary)
+    for (const std::string &remark : binary->remarks)
+      fmt::print(stderr, "{}\n", remark);
   if (args.time)
     fmt::print(stderr, "tilec: compile {} for {}: {:.2f} ms{}\n", args.file, args.options.target,
                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)

@@ -44,6 +44,10 @@ struct KernelBinary {
   std::string image;
   unsigned threads = 0;
   int64_t sharedBytes = 0;
+  /// The compiler's remarks on this variant (GPUBinary::remarks: tunables
+  /// shrunk to fit the shared memory budget); kept in the disk cache, so a
+  /// cached variant reports them too.
+  std::vector<std::string> remarks;
   /// The host backend's launch of the compiled kernel (keeps it alive).
   std::function<std::string(std::array<uint32_t, 3>, const std::vector<Arg> &)> hostLaunch;
 };
@@ -145,6 +149,11 @@ public:
   const std::vector<Tunable> &tunables() const { return tuned; }
   /// The configurations chosen so far, by tuning key text ("n=1000").
   std::map<std::string, TuneConfig> tunedConfigs() const;
+  /// The compiler's remarks on the variants compiled or loaded so far, each
+  /// once, in order: "FILE:LINE:COL: remark: kernel 'K' needs N bytes of
+  /// shared memory ...; shrunk to fit: BLOCK 8192 -> 4096 (...)" when the
+  /// compiler shrank tunable parameters to fit the target's budget.
+  std::vector<std::string> remarks() const;
 
 private:
   friend class Runtime;
@@ -160,6 +169,7 @@ private:
   TuneConfig fixed;
   std::vector<size_t> tuneKeyArgs;
   std::map<std::string, TuneConfig> choices;
+  std::vector<std::string> compilerRemarks;
   mutable std::mutex mutex;
   /// Held while tuning, so that concurrent first launches tune once.
   std::mutex tuneMutex;

@@ -180,6 +180,10 @@ struct GPUBinary {
   int64_t sharedBytes = 0;
   /// Threads per program (block size).
   unsigned threads = 0;
+  /// What the compiler changed on its own, one "FILE:LINE:COL: remark: ..."
+  /// line each: tunable parameters shrunk to fit the shared memory budget
+  /// (SharedMemoryPlan::remark).
+  std::vector<std::string> remarks;
 };
 
 /// Compiles one kernel for a GPU target (PTX for NVIDIA, a code object for AMD).
@@ -214,6 +218,11 @@ struct SharedMemoryPlan {
   std::map<std::string, std::string> defines;
   /// One line per step, e.g. "BLOCK: 8192 -> 4096 (32768 -> 16384 bytes)".
   std::vector<std::string> changes;
+  /// Empty when the kernel fits as written; else the remark a compile that
+  /// applies the plan reports, "FILE:LINE:COL: remark: kernel 'K' needs N
+  /// bytes ..., over <the limit(s)>; shrunk to fit: BLOCK 8192 -> 4096 (N -> M
+  /// bytes)", located at the kernel's declaration.
+  std::string remark;
 };
 
 /// Checks a GPU kernel's shared memory footprint against its target's limit
