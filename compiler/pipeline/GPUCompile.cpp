@@ -26,6 +26,10 @@ void tile::buildGPULayoutPipeline(mlir::OpPassManager &pm, const CompileOptions 
   layouts.target = options.target;
   layouts.numWarps = options.numWarps;
   pm.addPass(mlir::tileir::createAssignLayouts(layouts));
+  // Conversions of conversions fold, and conversions of one value to one
+  // layout merge, before shared memory is placed for what remains.
+  pm.addPass(mlir::createCanonicalizerPass());
+  pm.addPass(mlir::createCSEPass());
   pm.addPass(mlir::tileir::createAllocateShared());
 }
 
@@ -193,7 +197,10 @@ Result<GPUBinary> tile::compileForGPU(const std::string &source, const std::stri
     CompileOptions shrunk = options;
     for (const auto &[name, value] : plan->defines)
       shrunk.defines[name] = value;
-    return compileForGPU(source, fileName, shrunk);
+    auto result = compileForGPU(source, fileName, shrunk);
+    if (result && !plan->remark.empty())
+      result->remarks.insert(result->remarks.begin(), plan->remark);
+    return result;
   }
   auto code = translateAndEmit(module, effective, Output::Binary);
   if (!code)
