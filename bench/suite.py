@@ -2,7 +2,7 @@
 """tilec's benchmark suite for one NVIDIA GPU (the H200), in one device call.
 
     python3 bench/suite.py --out DIR [--budget S] [--shapes anchors|all] [--seed N]
-                           [--skip-checks] [--no-torch-compile] [--anchor-parts mqa,paged_mqa,tq]
+                           [--skip-checks] [--no-torch-compile] [--anchor-parts mqa,paged_mqa,tq|none]
     python3 bench/suite.py --report JSON     # print the tables of an earlier run again
     python3 bench/suite.py --self-test       # parsing, goals and tables on a made-up run (no GPU)
 
@@ -14,8 +14,11 @@ scripts/gpu-artifacts.sh; bench/README.md has the exact device command), in this
 2. checks every tilec kernel's results: `norm-gpu --check-only` (937 cases: every norm kernel,
    bf16/f16/f32, generic and div16 builds, odd and large shapes, strided rows, tier A against
    float64 references), split over the CPU cores with --shard; `layout-gpu` (the 2-D layout
-   kernels of tests/gpu/kernels/layouts.tile); the AOT examples (rms_norm, and the tuned launcher
-   of tests/aot/tuned, which must run the configuration tuned for each key);
+   kernels of tests/gpu/kernels/layouts.tile); `mqa-gpu` (fp8_mqa_logits and the paged variant:
+   tier B, then their timings at the spec's and the anchors' paged shapes); `tq-gpu` when the
+   payload has it (turboquant_decode: tier C, then `TQ-JSON {...}` timing rows); the AOT examples
+   (rms_norm, and the tuned launcher of tests/aot/tuned, which must run the configuration tuned
+   for each key);
 3. measures the ceilings in the same process as the timings: device-to-device copy bandwidth, fp8
    and bf16 matmul rates through torch (triton_anchors.part_ceilings), and Triton's launch overhead
    (part_launch); runs launch-overhead for tile::Runtime::launch and bare cuLaunchKernel;
@@ -25,6 +28,9 @@ scripts/gpu-artifacts.sh; bench/README.md has the exact device command), in this
    CUDA-graph replay (median per call over replays; per-launch CUDA events are kept as well);
    every timed tilec build and the Triton kernel are first checked against the float64 reference
    (tier A) on the timing inputs;
+   then runs the anchors' mqa, paged_mqa and tq parts (the Triton kernels tilec's MQA and
+   TurboQuant timings are compared with, --anchor-parts) before the norms' extra shapes, so that
+   the time budget, when it runs out, skips extra norm shapes rather than a goal's yardstick;
 5. writes DIR/suite.json (every number), DIR/suite.md (the tables), DIR/check.log and
    DIR/launch.log, and prints the tables last, with pass/short for each goal.
 
@@ -62,10 +68,11 @@ GOAL_BW_FRACTION = 0.90
 GOAL_LAUNCH_US = 2.0
 GOAL_COLD_COMPILE_MS = 30.0
 GOAL_HIT_MS = 0.5
-NOT_BUILT = [
-    ("turboquant_decode", "TurboQuant decode attention: against the Triton anchor and copy bandwidth"),
-]
+NOT_BUILT = []  # (kernel, what): goals of kernels that do not exist yet
 GOAL_MQA_FP8_FRACTION = 0.50
+GOAL_TQ_COPY_FRACTION = 0.70
+GOAL_TQ_MIN_TOKENS = 32 * 8192  # the TurboQuant goal holds at B x seq_len >= 32 x 8192
+DEFAULT_ANCHOR_PARTS = "mqa,paged_mqa,tq"
 
 T0 = time.time()
 
@@ -118,16 +125,87 @@ def parse_layout_gpu(text):
 
 def parse_mqa_gpu(text):
     """mqa-gpu's verdict and timing rows: {'passed', 'failed', 'rows': [{build, S, T, pattern,
-    us, tflops}]}, or None without its 'mqa checks' line."""
+    us, tflops}], 'paged_rows': [{build, B, next_n, ctx, us, tflops, gbps}]}, or None without its
+    'mqa checks' line."""
     m = re.search(r"mqa checks: (\d+) passed, (\d+) failed", text)
     if not m:
         return None
-    rows = []
+    rows, paged = [], []
     for r in re.finditer(r"^\| (\S+) \| S=(\d+) T=(\d+) (\w+) \| ([0-9.]+) us \| ([0-9.]+) TFLOP/s \|$",
                          text, re.M):
         rows.append({"build": r.group(1), "S": int(r.group(2)), "T": int(r.group(3)),
                      "pattern": r.group(4), "us": float(r.group(5)), "tflops": float(r.group(6))})
-    return {"passed": int(m.group(1)), "failed": int(m.group(2)), "rows": rows}
+    for r in re.finditer(r"^\| (\S+) \| B=(\d+) next_n=(\d+) ctx=(\d+) \| ([0-9.]+) us \| ([0-9.]+) TFLOP/s "
+                         r"\| ([0-9.]+) GB/s \|$", text, re.M):
+        paged.append({"build": r.group(1), "B": int(r.group(2)), "next_n": int(r.group(3)),
+                      "ctx": int(r.group(4)), "us": float(r.group(5)), "tflops": float(r.group(6)),
+                      "gbps": float(r.group(7))})
+    return {"passed": int(m.group(1)), "failed": int(m.group(2)), "rows": rows, "paged_rows": paged}
+
+
+def parse_tq_gpu(text):
+    """tq-gpu's timing rows, one 'TQ-JSON {...}' line each (preset, B, seq_len, HEADS, splits, ms,
+    bytes, GB/s), normalised to {preset, B, seq_len, heads, splits, us, bytes, gbps, raw}; and its
+    verdict when it prints 'tq checks: P passed, F failed'. None when it printed neither."""
+    rows = []
+    for line in text.splitlines():
+        if not line.startswith("TQ-JSON "):
+            continue
+        try:
+            raw = json.loads(line[len("TQ-JSON "):])
+            us = float(raw["ms"]) * 1e3 if "ms" in raw else float(raw["us"])
+            nbytes = raw.get("bytes")
+            gbps = raw.get("GB/s", raw.get("GBps", raw.get("gbps")))
+            if gbps is None and nbytes and us:
+                gbps = float(nbytes) / (us * 1e-6) / 1e9
+            rows.append({"preset": str(raw["preset"]), "B": int(raw["B"]),
+                         "seq_len": int(raw.get("seq_len", raw.get("seq"))),
+                         "heads": raw.get("HEADS", raw.get("heads")), "splits": raw.get("splits"),
+                         "us": us, "bytes": nbytes, "gbps": None if gbps is None else float(gbps),
+                         "check_ok": None if raw.get("check") is None else bool(raw["check"]), "raw": raw})
+        except (ValueError, KeyError, TypeError) as e:
+            rows.append({"error": f"{type(e).__name__}: {e}", "line": line[:300]})
+    m = re.search(r"tq checks: (\d+) passed, (\d+) failed", text)
+    if not m and not rows:
+        return None
+    return {"passed": int(m.group(1)) if m else None, "failed": int(m.group(2)) if m else None,
+            "rows": [r for r in rows if "error" not in r], "bad_lines": [r for r in rows if "error" in r]}
+
+
+def _anchor_paged(rep):
+    """The anchors' timed paged_mqa rows by (B, next_n, ctx) (uniform contexts only)."""
+    out = {}
+    for a in rep.get("anchor_rows") or []:
+        m = re.match(r"B=(\d+) next_n=(\d+) ctx=(\d+)$", str(a.get("shape", "")))
+        if a.get("part") == "paged_mqa" and m and a.get("us"):
+            out[(int(m.group(1)), int(m.group(2)), int(m.group(3)))] = a
+    return out
+
+
+def paged_rows(rep):
+    """One row per paged shape tilec timed: its fastest build next to the anchor's row."""
+    mq = (rep.get("checks") or {}).get("mqa_gpu") or {}
+    ce = rep.get("ceilings") or {}
+    copy, fp8 = ce.get("copy_GBps"), ce.get("fp8_TFLOPs")
+    best = {}
+    for r in mq.get("paged_rows") or []:
+        key = (r["B"], r["next_n"], r["ctx"])
+        if key not in best or r["us"] < best[key]["us"]:
+            best[key] = r
+    anchors = _anchor_paged(rep)
+    rows = []
+    for key in sorted(best):
+        r = dict(best[key])
+        a = anchors.get(key) or {}
+        r["triton_us"] = a.get("us")
+        r["ratio"] = r["us"] / a["us"] if a.get("us") else None
+        # roofline as the anchors count it: max(bytes / copy, FLOPs / fp8) over the time
+        if copy and fp8 and r["gbps"] and r["tflops"]:
+            t_roof = max(r["gbps"] / copy, r["tflops"] / fp8)  # (bytes/copy)/t, (flops/fp8)/t
+            r["roofline"] = t_roof
+        r["triton_roofline"] = a.get("frac_ceil")
+        rows.append(r)
+    return rows
 
 
 def mqa_goals(rep):
@@ -168,9 +246,106 @@ def mqa_goals(rep):
                       "measured": f"{top:.1f} TFLOP/s at best" + (f" ({top / fp8:.1%})" if fp8 else ""),
                       "status": ("pass" if top >= GOAL_MQA_FP8_FRACTION * fp8 else "short") if fp8
                                 else "not measured"})
-    goals.append({"goal": "fp8_paged_mqa_logits: against the Triton anchor and the roofline",
-                  "target": "-", "measured": "checked by mqa-gpu, not timed yet", "status": "not measured"})
+    pg = "fp8_paged_mqa_logits: faster than the Triton anchor at every paged shape"
+    prow = paged_rows(rep)
+    cmp = [r for r in prow if r.get("ratio")]
+    if not prow:
+        goals.append({"goal": pg, "target": "tilec/Triton <= 1.00",
+                      "measured": "not measured (no paged timing rows from mqa-gpu)", "status": "not measured"})
+    elif not cmp:
+        goals.append({"goal": pg, "target": "tilec/Triton <= 1.00",
+                      "measured": "no anchor rows (--anchor-parts paged_mqa)", "status": "not measured"})
+    else:
+        worst = max(cmp, key=lambda r: r["ratio"])
+        roof = [r["roofline"] for r in prow if r.get("roofline")]
+        goals.append({"goal": pg, "target": "tilec/Triton <= 1.00",
+                      "measured": f"{min(r['ratio'] for r in cmp):.2f}-{worst['ratio']:.2f}x Triton's time over "
+                                  f"{len(cmp)} shapes (worst B={worst['B']} next_n={worst['next_n']} "
+                                  f"ctx={worst['ctx']})"
+                                  + (f"; {min(roof):.1%}-{max(roof):.1%} of the roofline" if roof else ""),
+                      "status": "pass" if worst["ratio"] <= 1.0 else "short"})
     return goals
+
+
+def tq_rows(rep):
+    """One row per (preset, B, seq_len) tq-gpu timed: its fastest row next to the anchor's fastest
+    (grouped or per-head grid) at the same shape."""
+    tq = (rep.get("checks") or {}).get("tq_gpu") or {}
+    copy = (rep.get("ceilings") or {}).get("copy_GBps")
+    best = {}
+    for r in tq.get("rows") or []:
+        # the fastest row whose own tier C check passed (a failed one only when no other exists)
+        key, rank = (r["preset"], r["B"], r["seq_len"]), (r.get("check_ok") is False, r["us"])
+        if key not in best or rank < (best[key].get("check_ok") is False, best[key]["us"]):
+            best[key] = r
+    anchors = {}
+    for a in rep.get("anchor_rows") or []:
+        if a.get("part") != "tq" or not a.get("us") or a.get("preset") is None:
+            continue
+        key = (str(a["preset"]), int(a["B"]), int(a["seq"]))
+        if key not in anchors or a["us"] < anchors[key]["us"]:
+            anchors[key] = a
+    order = {"k4v4": 0, "k3v4": 1, "k8v4": 2, "k3v3": 3}
+    rows = []
+    for key in sorted(best, key=lambda k: (order.get(k[0], 9), k[0], k[1], k[2])):
+        r = dict(best[key])
+        r.pop("raw", None)
+        a = anchors.get(key) or {}
+        r["triton_us"] = a.get("us")
+        r["triton_gbps"] = a.get("GBps")
+        r["triton_grid"] = None if not a else ("B,Hkv,splits" if a.get("grouped", True) else "B,Hq,splits")
+        r["ratio"] = r["us"] / a["us"] if a.get("us") else None
+        r["copy_frac"] = r["gbps"] / copy if copy and r.get("gbps") else None
+        r["large"] = r["B"] * r["seq_len"] >= GOAL_TQ_MIN_TOKENS
+        rows.append(r)
+    return rows
+
+
+def tq_goals(rep):
+    """TurboQuant decode: faster than Triton and >= 70% of copy over bytes read at B x seq_len >=
+    32 x 8192 (one verdict; both halves must hold at every such shape)."""
+    goal = (f"TurboQuant decode: faster than Triton and >= {GOAL_TQ_COPY_FRACTION:.0%} of copy bandwidth over "
+            f"bytes read at B x seq_len >= 32 x 8192")
+    target = f"tilec/Triton <= 1.00 and >= {GOAL_TQ_COPY_FRACTION:.0%} of copy"
+    tq = (rep.get("checks") or {}).get("tq_gpu")
+    if not tq:
+        return [{"goal": goal, "target": target, "measured": "not measured (no tq-gpu in the payload)",
+                 "status": "not measured"}]
+    rows = tq_rows(rep)
+    large = [r for r in rows if r["large"]]
+    if not large:
+        return [{"goal": goal, "target": target,
+                 "measured": f"no tq-gpu row at B x seq_len >= 32 x 8192 ({len(rows)} rows)",
+                 "status": "not measured"}]
+    parts, verdicts = [], []
+    failed = [r for r in large if r.get("check_ok") is False]
+    if failed:
+        parts.append(f"{len(failed)} shapes failed tier C (first {failed[0]['preset']} B={failed[0]['B']} "
+                     f"seq={failed[0]['seq_len']})")
+        verdicts.append(False)
+    cmp = [r for r in large if r["ratio"] is not None]
+    if cmp:
+        worst = max(cmp, key=lambda r: r["ratio"])
+        fast = sum(1 for r in cmp if r["ratio"] <= 1.0)
+        parts.append(f"{fast}/{len(cmp)} shapes faster than Triton ({min(r['ratio'] for r in cmp):.2f}-"
+                     f"{worst['ratio']:.2f}x its time; worst {worst['preset']} B={worst['B']} "
+                     f"seq={worst['seq_len']})")
+        verdicts.append(fast == len(cmp))
+    else:
+        parts.append("no anchor rows to compare (--anchor-parts tq)")
+        verdicts.append(None)
+    bw = [r for r in large if r["copy_frac"] is not None]
+    if bw:
+        low = min(bw, key=lambda r: r["copy_frac"])
+        ok = sum(1 for r in bw if r["copy_frac"] >= GOAL_TQ_COPY_FRACTION)
+        parts.append(f"{ok}/{len(bw)} at >= {GOAL_TQ_COPY_FRACTION:.0%} of copy (lowest {low['preset']} B={low['B']} "
+                     f"seq={low['seq_len']} at {low['copy_frac']:.1%}, {low['gbps']:.0f} GB/s)")
+        verdicts.append(ok == len(bw))
+    else:
+        parts.append("no copy bandwidth or bytes to compare")
+        verdicts.append(None)
+    status = "short" if False in verdicts else "not measured" if None in verdicts else "pass"
+    return [{"goal": goal, "target": target, "measured": "; ".join(parts), "status": status}]
 
 
 def parse_aot(text):
@@ -311,11 +486,21 @@ def evaluate_goals(rep):
     else:
         goals.append({"goal": "cold compile to PTX", "target": f"<= {GOAL_COLD_COMPILE_MS:g} ms",
                       "measured": "not measured", "status": "not measured"})
-    # 5. the MQA kernels; kernels that do not exist yet
+    # 5. the MQA kernels, TurboQuant; kernels that do not exist yet
     goals += mqa_goals(rep)
+    goals += tq_goals(rep)
     for name, what in NOT_BUILT:
         goals.append({"goal": f"{name}: {what}", "target": "-", "measured": "-", "status": "not built yet"})
     return goals
+
+
+def anchor_part_list(text):
+    """The anchor parts --anchor-parts names, in the anchors' order (mqa, paged_mqa, tq)."""
+    names = [p.strip() for p in (text or "").split(",") if p.strip() and p.strip() != "none"]
+    bad = [p for p in names if p not in ("mqa", "paged_mqa", "tq")]
+    if bad:
+        raise ValueError(f"--anchor-parts: unknown part(s) {', '.join(bad)} (mqa, paged_mqa, tq)")
+    return [p for p in ("mqa", "paged_mqa", "tq") if p in names]
 
 
 def fmt(v, nd=1):
@@ -352,6 +537,59 @@ def norm_table(rep):
     return L
 
 
+def mqa_table(rep):
+    """fp8_mqa_logits (fastest build per spec shape) and fp8_paged_mqa_logits (fastest build per
+    anchor paged shape) next to the anchor rows of the same run."""
+    mq = (rep.get("checks") or {}).get("mqa_gpu") or {}
+    if not mq.get("rows") and not mq.get("paged_rows"):
+        return []
+    ce = rep.get("ceilings") or {}
+    fp8 = ce.get("fp8_TFLOPs")
+    L = ["| kernel | shape | tilec build | tilec us | TFLOP/s | GB/s | % roofline | Triton us | tilec/Triton |",
+         "|---|---|---|---|---|---|---|---|---|"]
+    anchors = {}
+    for a in rep.get("anchor_rows") or []:
+        m = re.match(r"(causal|window\d+) S=(\d+) T=(\d+)", str(a.get("shape", "")))
+        if a.get("part") == "mqa" and m and a.get("us"):
+            anchors[(m.group(1).startswith("causal"), int(m.group(2)), int(m.group(3)))] = a
+    best = {}
+    for r in mq.get("rows") or []:
+        key = (r["pattern"] == "causal", r["S"], r["T"])
+        if key not in best or r["us"] < best[key]["us"]:
+            best[key] = r
+    for key, r in best.items():
+        a = anchors.get(key) or {}
+        frac = f"{r['tflops'] / fp8:.1%} fp8" if fp8 else "-"
+        L.append(f"| fp8_mqa_logits | {r['pattern']} S={r['S']} T={r['T']} | {r['build'].split('.', 1)[-1]} | "
+                 f"{fmt(r['us'])} | {fmt(r['tflops'])} | - | {frac} | {fmt(a.get('us'))} | "
+                 f"{format(r['us'] / a['us'], '.2f') if a.get('us') else '-'} |")
+    for r in paged_rows(rep):
+        L.append(f"| fp8_paged_mqa_logits | B={r['B']} next_n={r['next_n']} ctx={r['ctx']} | "
+                 f"{r['build'].split('.', 1)[-1]} | {fmt(r['us'])} | {fmt(r['tflops'])} | {fmt(r['gbps'])} | "
+                 f"{format(r['roofline'], '.1%') if r.get('roofline') else '-'} | {fmt(r['triton_us'])} | "
+                 f"{format(r['ratio'], '.2f') if r.get('ratio') else '-'} |")
+    return L
+
+
+def tq_table(rep):
+    """turboquant_decode: tq-gpu's fastest row per (preset, B, seq_len) next to the anchor's."""
+    rows = tq_rows(rep)
+    if not rows:
+        return []
+    copy = (rep.get("ceilings") or {}).get("copy_GBps")
+    L = [f"| TurboQuant preset | B x seq_len | HEADS | splits | tilec us | GB/s (bytes read) | % of copy "
+         f"({fmt(copy)} GB/s) | Triton us | Triton grid | tilec/Triton | goal shape | tier C |",
+         "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        L.append(f"| {r['preset']} | {r['B']}x{r['seq_len']} | {fmt(r.get('heads'))} | {fmt(r.get('splits'))} | "
+                 f"{fmt(r['us'], 2)} | {fmt(r.get('gbps'))} | "
+                 f"{format(r['copy_frac'], '.1%') if r.get('copy_frac') is not None else '-'} | "
+                 f"{fmt(r.get('triton_us'), 2)} | {r.get('triton_grid') or '-'} | "
+                 f"{format(r['ratio'], '.2f') if r.get('ratio') else '-'} | {'yes' if r['large'] else '-'} | "
+                 f"{ {True: 'pass', False: 'FAIL'}.get(r.get('check_ok'), '-')} |")
+    return L
+
+
 def summary_lines(rep):
     m, c = rep.get("meta", {}), rep.get("checks", {})
     b = m.get("build", {})
@@ -372,6 +610,11 @@ def summary_lines(rep):
         mg = c["mqa_gpu"]
         L.append(f"correctness: mqa-gpu {mg.get('passed', '?')} passed, {mg.get('failed', '?')} failed "
                  f"(fp8_mqa_logits and the paged variant, tier B)" + ("" if mg.get("ok") else " FAIL"))
+    if c.get("tq_gpu"):
+        tg = c["tq_gpu"]
+        L.append(f"correctness: tq-gpu {tg.get('passed', '?')} passed, {tg.get('failed', '?')} failed "
+                 f"(turboquant_decode, tier C; exit {tg.get('exit_code', '?')}; {len(tg.get('rows') or [])} "
+                 f"timing rows)" + ("" if tg.get("ok") else " FAIL"))
     tp = c.get("timed_path") or []
     if tp:
         bad = [f"{x['kernel']} {x['shape']} {x['impl']}" for x in tp if not x["ok"]]
@@ -413,7 +656,11 @@ def goal_table(goals):
 def render_markdown(rep):
     goals = evaluate_goals(rep)
     rep["goals"] = goals
-    L = summary_lines(rep) + [""] + norm_table(rep) + [""] + goal_table(goals)
+    L = summary_lines(rep) + [""] + norm_table(rep)
+    for extra in (mqa_table(rep), tq_table(rep)):
+        if extra:
+            L += [""] + extra
+    L += [""] + goal_table(goals)
     if rep.get("errors"):
         L.append("")
         L.append("ERRORS: " + "; ".join(f"{k}: {str(v)[:200]}" for k, v in rep["errors"].items()))
@@ -453,8 +700,15 @@ class Suite:
             log("saving the JSON failed:", e)
 
     def run(self, cmd, timeout):
+        """(exit code, stdout + stderr, seconds); a program past `timeout` is killed and reported
+        with the exit code "timeout" and what it printed until then."""
         t0 = time.time()
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        try:
+            p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired as e:
+            text = "".join(x.decode(errors="replace") if isinstance(x, bytes) else (x or "")
+                           for x in (e.stdout, e.stderr))
+            return "timeout", text + f"\n[killed after {timeout} s]\n", time.time() - t0
         return p.returncode, p.stdout + p.stderr, time.time() - t0
 
     # ---- 1. payload ----------------------------------------------------------------------------
@@ -526,11 +780,32 @@ class Suite:
             r = parse_mqa_gpu(text)
             self.rep["checks"]["mqa_gpu"] = {
                 "passed": r["passed"] if r else "?", "failed": r["failed"] if r else "?",
-                "rows": r["rows"] if r else [], "wall_s": round(time.time() - t0, 1),
+                "rows": r["rows"] if r else [], "paged_rows": r["paged_rows"] if r else [],
+                "wall_s": round(time.time() - t0, 1),
                 "ok": rc == 0 and bool(r) and r["failed"] == 0 and r["passed"] > 0}
             with open(self.out("check.log"), "a") as f:
                 f.write(f"\n==== mqa-gpu (exit {rc})\n{text}")
             log(f"mqa-gpu checks: {r['passed'] if r else '?'} passed, {r['failed'] if r else '?'} failed (exit {rc})")
+            for p in paged_rows(self.rep):  # the fastest build per shape (all of them in check.log)
+                log(f"  paged B={p['B']} next_n={p['next_n']} ctx={p['ctx']} {p['build']}: {p['us']:.1f} us "
+                    f"{p['tflops']:.1f} TFLOP/s {p['gbps']:.0f} GB/s")
+        tq = os.path.join(GPU_DIR, "tq-gpu")
+        if os.path.exists(tq):
+            t0 = time.time()
+            rc, text, _ = self.run([tq, GPU_DIR], 300)
+            r = parse_tq_gpu(text)
+            self.rep["checks"]["tq_gpu"] = {
+                "passed": r["passed"] if r else "?", "failed": r["failed"] if r else "?",
+                "rows": r["rows"] if r else [], "bad_lines": r["bad_lines"] if r else [],
+                "exit_code": rc, "wall_s": round(time.time() - t0, 1),
+                # the verdict: exit 0, its own count when it prints one, and no unreadable row
+                "ok": rc == 0 and bool(r) and not r["bad_lines"] and (r["failed"] in (None, 0))}
+            with open(self.out("check.log"), "a") as f:
+                f.write(f"\n==== tq-gpu (exit {rc})\n{text}")
+            log(f"tq-gpu: exit {rc}, {len(r['rows']) if r else 0} timing rows"
+                + (f", checks {r['passed']} passed, {r['failed']} failed" if r and r["passed"] is not None else ""))
+        else:
+            log("tq-gpu: not in the payload (TurboQuant not measured)")
         aot = os.path.join(GPU_DIR, "aot-rms-norm")
         if os.path.exists(aot):
             text = ""
@@ -887,7 +1162,12 @@ class Suite:
                         "fused_add_rms_norm": torch.compile(ta.torch_fused_add_rms_norm),
                         "rms_norm_gelu": torch.compile(ta.torch_rms_norm_gelu),
                         "embed_sum_rms_norm": torch.compile(ta.torch_embed_sum_rms_norm)}
-        shapes = ANCHOR_SHAPES + (EXTRA_SHAPES if self.args.shapes == "all" else [])
+        self.compiled = compiled
+        self.gen = gen
+        self.norm_shapes(ANCHOR_SHAPES)
+
+    def norm_shapes(self, shapes):
+        gen, compiled = self.gen, self.compiled
         for M, N in shapes:
             if N not in TIMING_NS:
                 continue
@@ -899,9 +1179,12 @@ class Suite:
             except Exception as e:
                 self.error(f"norms {M}x{N}", e)
 
+    def extra_norms(self):
+        self.norm_shapes(EXTRA_SHAPES)
+
     def anchor_parts(self):
         ta = self.ta
-        for part in [p for p in self.args.anchor_parts.split(",") if p]:
+        for part in anchor_part_list(self.args.anchor_parts):
             if time.time() > self.deadline:
                 self.rep["skipped"].append(f"anchors {part} (time budget)")
                 continue
@@ -924,8 +1207,12 @@ class Suite:
         steps += [("launch-overhead", self.launch_overhead), ("torch", self.import_anchors),
                   ("ceilings", self.ceilings), ("triton launch and compile", self.triton_launch_and_compile),
                   ("driver", self.open_driver), ("norms", self.norms)]
-        if self.args.anchor_parts:
+        # The anchors' mqa, paged_mqa and tq parts are the yardsticks of goals: they run before
+        # the norms' extra shapes, which the time budget skips first.
+        if anchor_part_list(self.args.anchor_parts):
             steps.append(("anchor parts", self.anchor_parts))
+        if self.args.shapes == "all":
+            steps.append(("norms, extra shapes", self.extra_norms))
         for name, fn in steps:
             log(f"== {name} at {elapsed():.0f} s")
             try:
@@ -952,6 +1239,7 @@ class Suite:
         failed = (c.get("norm_gpu") and not c["norm_gpu"]["ok"]) or \
             (c.get("layout_gpu") and not c["layout_gpu"]["ok"]) or \
             (c.get("mqa_gpu") and not c["mqa_gpu"]["ok"]) or \
+            (c.get("tq_gpu") and not c["tq_gpu"]["ok"]) or \
             any(not x["ok"] for x in c.get("timed_path", [])) or \
             (c.get("aot_example") and not c["aot_example"]["ok"]) or \
             (c.get("aot_tuned") and not c["aot_tuned"]["ok"]) or \
@@ -962,6 +1250,52 @@ class Suite:
 # =============================================================================================
 # self-test: parsing, goals and tables on a made-up run (no GPU, no torch; run by ctest)
 # =============================================================================================
+
+# Made-up program output of the right form (not measurements), for the self-test.
+FAKE_MQA_GPU = (
+    "| fp8_mqa_logits.bt64.c1024 | S=4096 T=4096 causal | 1677.0 us | 82.0 TFLOP/s |\n"
+    "| fp8_mqa_logits.bt128.c4096 | S=4096 T=4096 causal | 1600.0 us | 86.0 TFLOP/s |\n"
+    "| fp8_mqa_logits.bt64.c1024 | S=4096 T=16384 windows | 1800.0 us | 76.0 TFLOP/s |\n"
+    "fp8_paged_mqa_logits.bt64.c1024 B=32   next_n=2 block=64  max ctx 8192   err/bound 0.010  pass\n"
+    "| fp8_paged_mqa_logits.bt64.c1024 | B=32 next_n=1 ctx=8192 | 95.1 us | 90.3 TFLOP/s | 381 GB/s |\n"
+    "| fp8_paged_mqa_logits.bt64.c256 | B=32 next_n=1 ctx=8192 | 60.0 us | 143.2 TFLOP/s | 604 GB/s |\n"
+    "| fp8_paged_mqa_logits.bt64.c1024 | B=128 next_n=2 ctx=32768 | 1700.0 us | 81.0 TFLOP/s | 340 GB/s |\n"
+    "\nmqa checks: 33 passed, 0 failed\n")
+FAKE_ANCHOR_ROWS = [
+    {"part": "mqa", "shape": "causal S=4096 T=4096", "us": 400.0},
+    {"part": "mqa", "shape": "window2048 S=4096 T=16384", "us": 450.0},
+    {"part": "paged_mqa", "shape": "B=32 next_n=1 ctx=8192", "us": 50.0, "frac_ceil": 0.4},
+    {"part": "paged_mqa", "shape": "B=128 next_n=2 ctx=32768", "us": 1000.0, "frac_ceil": 0.3},
+    {"part": "paged_mqa", "shape": "B=3 next_n=1 ctx=<=300", "us": 9.0},
+    {"part": "tq", "shape": "smoke k4v4 D=128", "us": None},
+    {"part": "tq", "shape": "k4v4 B=32 seq=8192", "us": 2000.0, "GBps": 141.0, "preset": "k4v4", "B": 32,
+     "seq": 8192, "splits": 4, "grouped": True},
+    {"part": "tq", "shape": "k4v4 B=32 seq=8192 per-head", "us": 3000.0, "preset": "k4v4", "B": 32,
+     "seq": 8192, "splits": 2, "grouped": False},
+    {"part": "tq", "shape": "k4v4 B=128 seq=32768", "us": 30000.0, "preset": "k4v4", "B": 128, "seq": 32768,
+     "splits": 1, "grouped": True},
+    {"part": "tq", "shape": "k8v4 B=32 seq=8192", "us": 100.0, "preset": "k8v4", "B": 32, "seq": 8192,
+     "splits": 4, "grouped": True},
+    {"part": "tq", "shape": "k3v4 B=8 seq=1024", "us": 50.0, "preset": "k3v4", "B": 8, "seq": 1024,
+     "splits": 8, "grouped": True},
+]
+FAKE_TQ_GPU = (
+    "turboquant_decode k4v4 D=128 B=4 ... tier C err/bound 0.2 pass\n"
+    'TQ-JSON {"preset": "k4v4", "B": 32, "seq_len": 8192, "HEADS": 4, "splits": 4, "ms": 0.08, '
+    '"bytes": 281018368, "GB/s": 3512.7}\n'
+    'TQ-JSON {"preset": "k4v4", "B": 32, "seq_len": 8192, "heads": 1, "splits": 2, "ms": 0.2, '
+    '"stage1_ms": 0.15, "bytes": 281018368, "GBps": 1405.1, "check": true, "checked_seqs": 4, '
+    '"max_err_over_bound": 0.25}\n'
+    'TQ-JSON {"preset": "k4v4", "B": 32, "seq_len": 8192, "heads": 2, "splits": 2, "ms": 0.05, '
+    '"bytes": 281018368, "GBps": 5620.4, "check": false}\n'
+    'TQ-JSON {"preset": "k4v4", "B": 128, "seq_len": 32768, "HEADS": 4, "splits": 1, "ms": 1.2, '
+    '"bytes": 4496293888, "GB/s": 3746.9}\n'
+    'TQ-JSON {"preset": "k8v4", "B": 32, "seq_len": 8192, "HEADS": 4, "splits": 4, "ms": 0.15, '
+    '"bytes": 411041792, "GB/s": 2740.3}\n'
+    'TQ-JSON {"preset": "k3v4", "B": 8, "seq_len": 1024, "HEADS": 4, "splits": 8, "ms": 0.01, '
+    '"bytes": 7733248}\n'
+    "tq checks: 40 passed, 0 failed\n")
+
 
 def fake_report():
     """A made-up run: shapes and numbers of the right kinds, not measurements."""
@@ -983,7 +1317,10 @@ def fake_report():
             "checks": {"norm_gpu": {"passed": 937, "failed": 0, "shards": 16, "wall_s": 20.0, "ok": True},
                        "timed_path": [{"kernel": "rms_norm", "shape": "1x4096", "impl": "triton", "ok": True,
                                        "max_ratio": 0.5}],
-                       "aot_example": {"ok": True}},
+                       "aot_example": {"ok": True},
+                       "mqa_gpu": dict(parse_mqa_gpu(FAKE_MQA_GPU), ok=True),
+                       "tq_gpu": dict(parse_tq_gpu(FAKE_TQ_GPU), ok=True, exit_code=0)},
+            "anchor_rows": [dict(a) for a in FAKE_ANCHOR_ROWS],
             "ceilings": {"copy_GBps": 4250.0, "fp8_TFLOPs": 1300.0, "bf16_TFLOPs": 700.0, "copy_again_GBps": 4240.0},
             "launch": {"runtime_us": [3.9, 3.95, 4.0], "driver_us": [3.5, 3.6, 3.55], "kernel_ok": True,
                        "triton_jit_us": 13.8, "triton_compiledkernel_us": 9.5},
@@ -1033,20 +1370,73 @@ def self_test():
     assert g["launch overhead"]["status"] == "short"
     assert "adds 0.40 us" in g["launch overhead"]["measured"], g["launch overhead"]
     assert g["cold compile to PTX"]["status"] == "short" and g["disk cache hit"]["status"] == "pass"
-    sample = ("| fp8_mqa_logits.bt64.c1024 | S=4096 T=4096 causal | 1677.0 us | 82.0 TFLOP/s |\n"
-              "| fp8_mqa_logits.bt128.c4096 | S=4096 T=4096 causal | 1600.0 us | 86.0 TFLOP/s |\n"
-              "| fp8_mqa_logits.bt64.c1024 | S=4096 T=16384 windows | 1800.0 us | 76.0 TFLOP/s |\n"
-              "\nmqa checks: 27 passed, 0 failed\n")
-    parsed = parse_mqa_gpu(sample)
-    assert parsed["passed"] == 27 and len(parsed["rows"]) == 3, parsed
-    mrep = {"checks": {"mqa_gpu": parsed}, "ceilings": {"fp8_TFLOPs": 1300.0},
-            "anchor_rows": [{"part": "mqa", "shape": "causal S=4096 T=4096", "us": 400.0},
-                            {"part": "mqa", "shape": "window2048 S=4096 T=16384", "us": 450.0}]}
+    parsed = parse_mqa_gpu(FAKE_MQA_GPU)
+    assert parsed["passed"] == 33 and len(parsed["rows"]) == 3 and len(parsed["paged_rows"]) == 3, parsed
+    assert parsed["paged_rows"][1] == {"build": "fp8_paged_mqa_logits.bt64.c256", "B": 32, "next_n": 1,
+                                       "ctx": 8192, "us": 60.0, "tflops": 143.2, "gbps": 604.0}, parsed
+    mrep = {"checks": {"mqa_gpu": parsed}, "ceilings": {"fp8_TFLOPs": 1300.0, "copy_GBps": 4250.0},
+            "anchor_rows": [dict(a) for a in FAKE_ANCHOR_ROWS]}
     mg = mqa_goals(mrep)
     assert mg[0]["status"] == "short" and "4.00-4.00x" in mg[0]["measured"], mg
     assert mg[1]["status"] == "short" and "86.0 TFLOP/s" in mg[1]["measured"], mg
-    assert mqa_goals({})[0]["status"] == "not measured"
+    # paged: the fastest build per shape (c256 at B=32) against the anchor's uniform-context rows
+    assert mg[2]["goal"].startswith("fp8_paged_mqa_logits") and mg[2]["status"] == "short", mg
+    assert "1.20-1.70x Triton's time over 2 shapes (worst B=128 next_n=2 ctx=32768)" in mg[2]["measured"], mg
+    pr = paged_rows(mrep)
+    assert [(r["build"], round(r["ratio"], 2)) for r in pr] == [
+        ("fp8_paged_mqa_logits.bt64.c256", 1.2), ("fp8_paged_mqa_logits.bt64.c1024", 1.7)], pr
+    assert abs(pr[0]["roofline"] - 604.0 / 4250.0) < 1e-9, pr  # the binding limit: max(bytes, FLOPs)
+    def paged_anchors_times(f):
+        return dict(mrep, anchor_rows=[dict(a, us=a["us"] * f) if a["part"] == "paged_mqa" else a
+                                       for a in FAKE_ANCHOR_ROWS])
+    assert mqa_goals(paged_anchors_times(1.5))[2]["status"] == "short"  # 60 us vs 75: 0.80; 1700 vs 1500: 1.13
+    assert mqa_goals(paged_anchors_times(2.0))[2]["status"] == "pass"  # 0.60 and 0.85
+    assert mqa_goals(dict(mrep, anchor_rows=[]))[2]["status"] == "not measured"
+    assert mqa_goals({})[0]["status"] == "not measured" and mqa_goals({})[-1]["status"] == "not measured"
+    # an mqa-gpu without paged rows (older builds) still parses
+    assert parse_mqa_gpu("mqa checks: 27 passed, 0 failed")["paged_rows"] == []
     assert sum(1 for x in rep["goals"] if x["status"] == "not built yet") == len(NOT_BUILT)
+
+    # TurboQuant: tq-gpu's TQ-JSON rows, the anchor's tq rows, the goal at B x seq_len >= 32 x 8192
+    tq = parse_tq_gpu(FAKE_TQ_GPU)
+    assert tq["passed"] == 40 and tq["failed"] == 0 and len(tq["rows"]) == 6 and not tq["bad_lines"], tq
+    assert tq["rows"][1]["heads"] == 1 and tq["rows"][1]["gbps"] == 1405.1 and tq["rows"][1]["check_ok"], tq
+    assert tq["rows"][2]["check_ok"] is False and tq["rows"][0]["check_ok"] is None, tq
+    assert tq["rows"][0]["us"] == 80.0 and tq["rows"][0]["heads"] == 4 and tq["rows"][0]["gbps"] == 3512.7
+    assert abs(tq["rows"][5]["gbps"] - 7733248 / 10e-6 / 1e9) < 1e-6  # GB/s from bytes when not printed
+    bad = parse_tq_gpu('TQ-JSON {"preset": "k4v4"}\nTQ-JSON {not json\n')
+    assert len(bad["bad_lines"]) == 2 and not bad["rows"] and bad["passed"] is None, bad
+    assert parse_tq_gpu("tq-gpu: no CUDA driver\n") is None
+    trep = {"checks": {"tq_gpu": tq}, "ceilings": {"copy_GBps": 4250.0},
+            "anchor_rows": [dict(a) for a in FAKE_ANCHOR_ROWS]}
+    rows = tq_rows(trep)
+    assert [(r["preset"], r["B"], r["seq_len"]) for r in rows] == [
+        ("k4v4", 32, 8192), ("k4v4", 128, 32768), ("k3v4", 8, 1024), ("k8v4", 32, 8192)], rows
+    k4 = rows[0]
+    assert k4["heads"] == 4 and k4["triton_us"] == 2000.0 and abs(k4["ratio"] - 0.04) < 1e-9 and k4["large"], k4
+    assert not rows[2]["large"] and abs(rows[2]["ratio"] - 0.2) < 1e-9, rows[2]
+    tg = tq_goals(trep)[0]
+    assert tg["goal"].startswith("TurboQuant decode: faster than Triton and >= 70% of copy") and \
+        tg["status"] == "short", tg
+    assert "2/3 shapes faster than Triton" in tg["measured"] and "worst k8v4 B=32 seq=8192" in tg["measured"], tg
+    assert "2/3 at >= 70% of copy (lowest k8v4 B=32 seq=8192 at 64.5%" in tg["measured"], tg
+    ok = dict(trep, checks={"tq_gpu": dict(tq, rows=[r for r in tq["rows"] if r["preset"] != "k8v4"])})
+    assert tq_goals(ok)[0]["status"] == "pass", tq_goals(ok)
+    assert tq_goals(dict(ok, anchor_rows=[]))[0]["status"] == "not measured"  # bandwidth holds, no Triton
+    assert tq_goals(dict(trep, anchor_rows=[]))[0]["status"] == "short"  # bandwidth short without Triton
+    assert tq_goals({})[0]["status"] == "not measured" and "no tq-gpu" in tq_goals({})[0]["measured"]
+    small = dict(trep, checks={"tq_gpu": dict(tq, rows=[tq["rows"][5]])})
+    # a faster row that failed its check is not the one compared; alone, it fails the goal
+    only_bad = dict(ok, checks={"tq_gpu": dict(tq, rows=[tq["rows"][2], tq["rows"][3]])})
+    assert tq_goals(only_bad)[0]["status"] == "short" and "1 shapes failed tier C" in tq_goals(only_bad)[0]["measured"]
+    assert tq_goals(small)[0]["status"] == "not measured"
+    assert anchor_part_list(DEFAULT_ANCHOR_PARTS) == ["mqa", "paged_mqa", "tq"]
+    assert anchor_part_list("tq,mqa") == ["mqa", "tq"] and anchor_part_list("none") == [] == anchor_part_list("")
+    try:
+        anchor_part_list("mqa,tqq")
+        raise AssertionError("an unknown anchor part was accepted")
+    except ValueError:
+        pass
     gelu = [r for r in rep["norms"] if r["kernel"] == "rms_norm_gelu" and r["M"] == 32768][0]
     assert gelu["goal_triton"] == "short" and gelu["goal_bw"] == "short"
     embed = [r for r in rep["norms"] if r["kernel"] == "embed_sum_rms_norm" and r["M"] == 32768][0]
@@ -1058,7 +1448,11 @@ def self_test():
     evaluate_goals({"norms": [r], "ceilings": {"copy_GBps": 4000.0}})
     assert r["goal_triton"] == "noise", r
     assert "| rms_norm | 32768x4096 |" in text and "| goal | target | measured | status |" in text
-    assert "not built yet" in text and "norm-gpu 937 passed, 0 failed" in text
+    assert "norm-gpu 937 passed, 0 failed" in text and "tq-gpu 40 passed, 0 failed" in text
+    assert "| fp8_paged_mqa_logits | B=32 next_n=1 ctx=8192 | bt64.c256 | 60.0 | 143 | 604 | 14.2% | 50.0 | 1.20 |" \
+        in text, text
+    assert "| k4v4 | 32x8192 | 4 | 4 | 80.00 | 3513 | 82.7% | 2000 | B,Hkv,splits | 0.04 | yes | - |" in text, text
+    assert "| TurboQuant decode: faster than Triton and >= 70% of copy" in text
     # an empty run renders and says what was not measured
     assert "not measured" in render_markdown({"norms": []})
     # bench/record.py: the section it appends to RESULTS.md
@@ -1069,7 +1463,8 @@ def self_test():
                                       "2>&1 | tee $OUT/suite.log")
     sec = record.section(fake_report(), 7, "runs/2026-12-01-suite")
     assert sec.startswith("## 2026-12-01 (run 7) — benchmark suite at 0000000\n"), sec[:80]
-    assert "runs/2026-12-01-suite/" in sec and "| rms_norm | 32768x4096 |" in sec and "not built yet" in sec
+    assert "runs/2026-12-01-suite/" in sec and "| rms_norm | 32768x4096 |" in sec and "| k8v4 | 32x8192 |" in sec
+    assert "| fp8_paged_mqa_logits | B=128 next_n=2 ctx=32768 |" in sec
     doc = record.insert("# Measured results\n\nintro\n\n## older run\n\ntext\n", sec)
     assert doc.index("(run 7)") > doc.index("## older run") and doc.endswith(sec)
     print("bench/suite.py self-test: ok")
@@ -1087,12 +1482,20 @@ def main():
                          "{4096, 8192, 16384}")
     ap.add_argument("--seed", type=int, default=None, help="input seed (default: fresh each run)")
     ap.add_argument("--shards", type=int, default=0, help="norm-gpu check processes (default: CPU count)")
-    ap.add_argument("--skip-checks", action="store_true", help="skip norm-gpu --check-only and the AOT example")
+    ap.add_argument("--skip-checks", action="store_true",
+                    help="skip the check programs (norm-gpu, layout-gpu, mqa-gpu and tq-gpu, and with them "
+                         "tilec's MQA and TurboQuant timing rows) and the AOT examples")
     ap.add_argument("--no-torch-compile", action="store_true", help="skip the torch.compile rows")
-    ap.add_argument("--anchor-parts", default="", help="also run these anchor parts: mqa,paged_mqa,tq")
+    ap.add_argument("--anchor-parts", default=DEFAULT_ANCHOR_PARTS,
+                    help=f"anchor parts to run after the norms' anchor shapes, before their extra ones "
+                         f"(default {DEFAULT_ANCHOR_PARTS}; 'none' or '' for none)")
     ap.add_argument("--report", metavar="JSON", help="print the tables of an earlier run's suite.json")
     ap.add_argument("--self-test", action="store_true", help="check parsing, goals and tables (no GPU)")
     args = ap.parse_args()
+    try:
+        anchor_part_list(args.anchor_parts)
+    except ValueError as e:
+        ap.error(str(e))
     if args.self_test:
         return self_test()
     if args.report:

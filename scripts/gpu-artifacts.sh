@@ -9,6 +9,9 @@
 #                    kernels (layouts/); norm-gpu, layout-gpu,
 #                    launch-overhead, the AOT examples (aot-rms-norm, and
 #                    aot-tuned-scale: dispatch on tuned configurations);
+#                    fp8_mqa_logits and fp8_paged_mqa_logits builds and
+#                    mqa-gpu; TurboQuant's three kernels and tq-gpu (when
+#                    tests/gpu builds it);
 #                    compile-times.json (cold and cache-hit compile times,
 #                    measured here) and BUILD_INFO (commit, date)
 #   .carry/anchors/  ../shared/anchors (Triton and PyTorch yardsticks)
@@ -16,7 +19,10 @@
 # bench/README.md has the device command.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/build.sh tilec norm-gpu layout-gpu mqa-gpu launch-overhead >/dev/null
+# tq-gpu (tests/gpu/TqGpu.cpp) once tests/gpu/CMakeLists.txt has it.
+programs=(tilec norm-gpu layout-gpu mqa-gpu launch-overhead)
+grep -q 'tq-gpu' tests/gpu/CMakeLists.txt && programs+=(tq-gpu)
+scripts/build.sh "${programs[@]}" >/dev/null
 out=.carry/gpu
 rm -rf "$out" && mkdir -p "$out"
 tilec=build/tools/tilec/tilec
@@ -63,10 +69,38 @@ for bt in 64 128; do
       -D CHUNK=$chunk --assume q=16 --assume kv=16 -o $out/fp8_mqa_logits.bt$bt.c$chunk.ptx
   done
 done
-$tilec compile kernels/mqa_logits/fp8_paged_mqa_logits.tile --target=$target -D BLOCK_T=64 \
-  -D CHUNK=1024 --assume q=16 --assume kv_cache=16 -o $out/fp8_paged_mqa_logits.bt64.c1024.ptx
+# fp8_paged_mqa_logits: bt64.c1024 (checked on every row), and the chunk sizes
+# mqa-gpu also checks and times at the anchors' paged shapes (CHUNK sets the
+# programs per sequence: B x next_n x cdiv(context, CHUNK) of them).
+for cfg in 64:1024 64:256 64:512 64:2048 128:1024; do
+  bt=${cfg%:*} chunk=${cfg#*:}
+  $tilec compile kernels/mqa_logits/fp8_paged_mqa_logits.tile --target=$target -D BLOCK_T=$bt \
+    -D CHUNK=$chunk --assume q=16 --assume kv_cache=16 \
+    -o $out/fp8_paged_mqa_logits.bt$bt.c$chunk.ptx
+done
 cp build/tests/gpu/norm-gpu build/tests/gpu/layout-gpu build/tests/gpu/mqa-gpu \
   build/bench/launch-overhead "$out/"
+
+# TurboQuant (kernels/turboquant/turboquant_decode.tile) for tq-gpu DIR. The
+# builds and their names are tq-gpu's own: `tq-gpu --list` prints one line
+# per build, "<name> <tilec compile arguments>", and each becomes
+# $out/<name>.ptx (tests/gpu/TqGpu.cpp is the one place the naming lives).
+tq_builds() {
+  local name args
+  build/tests/gpu/tq-gpu --list >"$out/tq-builds.txt" || return 1
+  while read -r name args; do
+    # shellcheck disable=SC2086 # the arguments are words
+    $tilec compile kernels/turboquant/turboquant_decode.tile $args --target=$target \
+      -o "$out/$name.ptx" </dev/null || return 1
+  done <"$out/tq-builds.txt"
+  cp build/tests/gpu/tq-gpu "$out/"
+}
+if [ -x build/tests/gpu/tq-gpu ] && ! tq_builds; then
+  # Work in progress must not hold back the other GPU checks: no TurboQuant
+  # in this payload (the suite then reports it as not measured).
+  echo "gpu-artifacts.sh: warning: a TurboQuant build failed; the payload has none" >&2
+  rm -f "$out"/turboquant_* "$out/tq-gpu" "$out/tq-builds.txt"
+fi
 
 # The AOT example (plain CMake against the generated launcher, no LLVM), as
 # tests/aot/build-example.sh builds it.

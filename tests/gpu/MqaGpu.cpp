@@ -7,8 +7,18 @@
 // after a warm-up) and prints TFLOP/s counted as the spec says (2 H D per
 // unmasked pair).
 //
-// Then fp8_paged_mqa_logits (DIR/fp8_paged_mqa_logits.bt64.c1024.ptx) is
-// checked on every row of ragged and production-like problems.
+// Then fp8_paged_mqa_logits (DIR/fp8_paged_mqa_logits.bt<BLOCK_T>.c<CHUNK>.ptx:
+// bt64.c1024, and the other chunk sizes scripts/gpu-artifacts.sh builds) is
+// checked on every row of ragged problems (bt64.c1024 also on a
+// production-like one), then timed at the anchors' paged shapes (block_size
+// 64, next_n 1 and 2, B 32 and 128, contexts of 8192 and 32768 for every
+// sequence): CUDA events around single launches, each after a 256 MiB memset
+// that flushes the L2 cache (as triton.testing.do_bench times the anchor),
+// median of 20 after a warm-up; TFLOP/s counted as the spec says, GB/s over
+// the anchors' bytes (kv rows and scales of the context tokens, block table,
+// q, w, context_lens, the logits). One row per build and shape:
+//
+//   | fp8_paged_mqa_logits.bt64.c1024 | B=32 next_n=1 ctx=8192 | 95.1 us | 90.3 TFLOP/s | 381 GB/s |
 //
 //   mqa-gpu DIR
 //
@@ -69,6 +79,135 @@ std::string timeCase(cuda::Driver &driver, test::Variant &v, const MqaProblem &p
   ms = times[times.size() / 2];
   return "";
 }
+
+/// A random finite e4m3 byte from a splitmix64 stream (fast: the timing
+/// caches are up to 512 MiB).
+struct FastE4M3 {
+  uint64_t state;
+  uint64_t next() {
+    uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+  void fill(std::vector<uint8_t> &out) {
+    for (size_t k = 0; k < out.size(); k += 8) {
+      uint64_t word = next();
+      for (size_t b = 0; b < 8 && k + b < out.size(); ++b) {
+        auto v = uint8_t(word >> (8 * b));
+        out[k + b] = (v & 0x7f) == 0x7f ? uint8_t(v - 1) : v; // no NaN
+      }
+    }
+  }
+  float uniform() { return float(next() >> 40) / float(1 << 24); }
+};
+
+/// One paged timing shape on the device: uniform context lengths, pages of
+/// 64 tokens assigned by a random permutation (as the anchor builds them).
+struct PagedTiming {
+  int64_t B, nextN, context, H = 64, D = 128, blockSize = 64;
+  cuda::Driver &driver;
+  std::vector<cuda::DevicePtr> buffers; // q, kv, kv scale, w, table, lens, logits
+  int64_t maxBlocks = 0;
+
+  PagedTiming(cuda::Driver &driver, int64_t B, int64_t nextN, int64_t context)
+      : B(B), nextN(nextN), context(context), driver(driver) {}
+  ~PagedTiming() {
+    for (cuda::DevicePtr d : buffers)
+      if (d)
+        driver.free(d);
+  }
+  /// FLOPs (2 H D per unmasked pair) and bytes as the anchors count them.
+  double flops() const {
+    int64_t pairs = 0;
+    for (int64_t t = 0; t < nextN; ++t)
+      pairs += std::max<int64_t>(0, std::min(context - nextN + t + 1, context));
+    return 2.0 * double(H * D) * double(B * pairs);
+  }
+  double bytes() const {
+    return double(B * context * (D + 4) + B * maxBlocks * 4 + B * nextN * H * (D + 4) + B * 4 +
+                  B * nextN * context * 4);
+  }
+
+  std::string upload(uint64_t seed) {
+    FastE4M3 rng{seed};
+    maxBlocks = (context + blockSize - 1) / blockSize;
+    int64_t numBlocks = B * maxBlocks + 7;
+    std::vector<uint8_t> q(size_t(B * nextN * H * D)), kv(size_t(numBlocks * blockSize * D));
+    rng.fill(q);
+    rng.fill(kv);
+    std::vector<float> scale(size_t(numBlocks * blockSize)), w(size_t(B * nextN * H));
+    for (float &v : scale)
+      v = 0.5f + 0.5f * rng.uniform();
+    for (float &v : w)
+      v = 2.0f * rng.uniform() - 1.0f;
+    std::vector<int32_t> perm(static_cast<size_t>(numBlocks));
+    for (size_t k = 0; k < perm.size(); ++k)
+      perm[k] = int32_t(k);
+    for (size_t k = perm.size() - 1; k > 0; --k)
+      std::swap(perm[k], perm[size_t(rng.next() % (k + 1))]);
+    std::vector<int32_t> table(perm.begin(), perm.begin() + B * maxBlocks);
+    std::vector<int32_t> lens(static_cast<size_t>(B), int32_t(context));
+    std::vector<std::pair<const void *, size_t>> host = {
+        {q.data(), q.size()},
+        {kv.data(), kv.size()},
+        {scale.data(), scale.size() * 4},
+        {w.data(), w.size() * 4},
+        {table.data(), table.size() * 4},
+        {lens.data(), lens.size() * 4},
+        {nullptr, size_t(B * nextN * context * 4)}};
+    buffers.assign(host.size(), 0);
+    for (size_t i = 0; i < host.size(); ++i) {
+      std::string err = driver.alloc(host[i].second, buffers[i]);
+      if (err.empty())
+        err = host[i].first ? driver.copyToDevice(buffers[i], host[i].first, host[i].second)
+                            : driver.memset8(buffers[i], 0xff, host[i].second);
+      if (!err.empty())
+        return err;
+    }
+    return "";
+  }
+
+  /// Median milliseconds of one launch of `v` (a build with CHUNK = `chunk`),
+  /// each after `flush` is overwritten.
+  std::string time(test::Variant &v, int64_t chunk, cuda::DevicePtr flush, size_t flushBytes,
+                   double &ms) {
+    if (v.params.size() != 12)
+      return "the build has " + std::to_string(v.params.size()) + " parameters, expected 12";
+    // q, kv_cache, kv_scale_cache, w, block_table, context_lens, logits, then
+    // next_n, block_size, max_blocks, max_context, logits_stride.
+    std::vector<int64_t> scalars = {nextN, blockSize, maxBlocks, context, context};
+    std::vector<test::ArgSlot> slots(12);
+    std::vector<void *> pointers(12);
+    for (size_t i = 0; i < 12; ++i) {
+      if (i < buffers.size())
+        std::memcpy(slots[i].bytes, &buffers[i], 8);
+      else
+        test::packScalar(v.params[i], Arg::integer(scalars[i - buffers.size()]), slots[i]);
+      pointers[i] = slots[i].bytes;
+    }
+    unsigned g[3] = {unsigned(B * nextN), unsigned((context + chunk - 1) / chunk), 1};
+    auto launch = [&] { return driver.launch(v.function, g, v.threads, 0, pointers); };
+    std::string err = launch();
+    if (err.empty())
+      err = launch();
+    std::vector<float> times;
+    for (int r = 0; r < 20 && err.empty(); ++r) {
+      err = driver.memset8(flush, uint8_t(r), flushBytes);
+      float t = 0;
+      if (err.empty())
+        err = driver.time(launch, t);
+      times.push_back(t);
+    }
+    if (err.empty())
+      err = driver.synchronize();
+    if (!err.empty())
+      return err;
+    std::sort(times.begin(), times.end());
+    ms = times[times.size() / 2];
+    return "";
+  }
+};
 
 } // namespace
 
@@ -140,29 +279,85 @@ int main(int argc, char **argv) {
                   (long long)c.S, (long long)c.T, patternName(c.pattern), ms * 1e3, tflops);
     }
   }
-  // The paged decode variant: checks only (every row), ragged and production-like shapes.
-  test::Variant paged;
-  err = test::readVariant(dir + "/fp8_paged_mqa_logits.bt64.c1024.ptx", paged);
-  if (err.empty())
-    err = driver->loadKernel(paged.ptx, paged.kernel, paged.function);
-  std::vector<PagedCase> pagedCases = {{{1, 37, 100, 2000}, 2, 16},
-                                       {{5, 64, 777}, 1, 64},
-                                       {std::vector<int64_t>(32, 8192), 2, 64}};
-  norms::Launcher pagedLaunch = [&](std::array<uint32_t, 3> grid, const std::vector<Arg> &args,
-                                    const std::vector<size_t> &bytes) {
-    return runner.launch(paged, grid, args, bytes);
+  // The paged decode variant: every build checked on ragged problems (the
+  // default build also on a production-like one), then timed.
+  struct PagedBuild {
+    std::string name;
+    int64_t chunk;
+    test::Variant v;
+    bool ok = false;
   };
-  for (const PagedCase &c : pagedCases) {
-    MqaResult r = err.empty() ? runPagedCase(paged.params, pagedLaunch, c, 1024, seed++)
-                              : MqaResult{false, 0, 1, 0, err};
-    ++cases;
-    failures += !r.pass;
-    std::printf("fp8_paged_mqa_logits     B=%-4zu next_n=%lld block=%-3lld max ctx %-6lld err/bound "
-                "%.3f  %s\n",
-                c.contexts.size(), (long long)c.nextN, (long long)c.blockSize,
-                (long long)*std::max_element(c.contexts.begin(), c.contexts.end()),
-                r.maxErrOverBound, r.pass ? "pass" : ("FAIL " + r.error).c_str());
+  std::vector<PagedBuild> pagedBuilds;
+  for (auto [blockT, chunk] : std::vector<std::pair<int64_t, int64_t>>{
+           {64, 1024}, {64, 256}, {64, 512}, {64, 2048}, {128, 1024}}) {
+    std::string name = "fp8_paged_mqa_logits.bt" + std::to_string(blockT) + ".c" +
+                       std::to_string(chunk);
+    std::string path = dir + "/" + name + ".ptx";
+    if (chunk != 1024 || blockT != 64) { // the optional timing builds
+      if (FILE *f = std::fopen(path.c_str(), "r"))
+        std::fclose(f);
+      else
+        continue;
+    }
+    PagedBuild b{name, chunk, {}};
+    err = test::readVariant(path, b.v);
+    if (err.empty())
+      err = driver->loadKernel(b.v.ptx, b.v.kernel, b.v.function);
+    std::vector<PagedCase> pagedCases = {{{1, 37, 100, 2000}, 2, 16}, {{5, 64, 777}, 1, 64}};
+    if (pagedBuilds.empty())
+      pagedCases.push_back({std::vector<int64_t>(32, 8192), 2, 64});
+    norms::Launcher pagedLaunch = [&](std::array<uint32_t, 3> grid, const std::vector<Arg> &args,
+                                      const std::vector<size_t> &bytes) {
+      return runner.launch(b.v, grid, args, bytes);
+    };
+    b.ok = err.empty();
+    for (const PagedCase &c : pagedCases) {
+      MqaResult r = err.empty() ? runPagedCase(b.v.params, pagedLaunch, c, chunk, seed++)
+                                : MqaResult{false, 0, 1, 0, err};
+      ++cases;
+      failures += !r.pass;
+      b.ok &= r.pass;
+      std::printf("%-32s B=%-4zu next_n=%lld block=%-3lld max ctx %-6lld err/bound %.3f  %s\n",
+                  name.c_str(), c.contexts.size(), (long long)c.nextN, (long long)c.blockSize,
+                  (long long)*std::max_element(c.contexts.begin(), c.contexts.end()),
+                  r.maxErrOverBound, r.pass ? "pass" : ("FAIL " + r.error).c_str());
+    }
+    pagedBuilds.push_back(std::move(b));
   }
+  // Timing at the anchors' shapes; a 256 MiB buffer overwritten before each
+  // timed launch flushes the 50 MiB L2.
+  const size_t flushBytes = size_t(256) << 20;
+  cuda::DevicePtr flush = 0;
+  if (std::string e = driver->alloc(flushBytes, flush); !e.empty()) {
+    std::printf("fp8_paged_mqa_logits time: FAIL %s\n", e.c_str());
+    ++failures;
+  }
+  for (int64_t B : {32, 128})
+    for (int64_t context : {8192, 32768})
+      for (int64_t nextN : {1, 2}) {
+        if (!flush)
+          continue;
+        PagedTiming t(*driver, B, nextN, context);
+        err = t.upload(seed++);
+        for (PagedBuild &b : pagedBuilds) {
+          if (!b.ok)
+            continue; // a build that failed its checks is not timed
+          double ms = 0;
+          if (err.empty())
+            err = t.time(b.v, b.chunk, flush, flushBytes, ms);
+          if (!err.empty()) {
+            std::printf("%s B=%lld next_n=%lld ctx=%lld time: FAIL %s\n", b.name.c_str(),
+                        (long long)B, (long long)nextN, (long long)context, err.c_str());
+            ++failures;
+            break;
+          }
+          std::printf("| %s | B=%lld next_n=%lld ctx=%lld | %.1f us | %.1f TFLOP/s | %.0f GB/s |\n",
+                      b.name.c_str(), (long long)B, (long long)nextN, (long long)context,
+                      ms * 1e3, t.flops() / (ms * 1e-3) / 1e12, t.bytes() / (ms * 1e-3) / 1e9);
+        }
+      }
+  if (flush)
+    driver->free(flush);
   std::printf("\nmqa checks: %d passed, %d failed\n", cases - failures, failures);
   return failures ? 1 : 0;
 }
