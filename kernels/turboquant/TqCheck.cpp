@@ -165,9 +165,10 @@ std::string tq::caseName(const TqCase &c) {
   return os.str();
 }
 
-int64_t tq::defaultSplits(int64_t sms, int64_t b, int64_t programsPerSeq, int64_t seqLen) {
+int64_t tq::defaultSplits(int64_t sms, int64_t b, int64_t programsPerSeq, int64_t seqLen,
+                          int64_t perSm) {
   return std::max<int64_t>(
-      1, std::min({cdiv(4 * sms, b * programsPerSeq), cdiv(seqLen, 128), int64_t(64)}));
+      1, std::min({cdiv(perSm * sms, b * programsPerSeq), cdiv(seqLen, 128), int64_t(64)}));
 }
 
 std::shared_ptr<TqCache> tq::makeCache(const TqCase &c, int64_t numBlocks, int64_t distinctBlocks,

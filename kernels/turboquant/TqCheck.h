@@ -44,8 +44,9 @@ std::string presetName(int kbits, int vbits);
 std::string caseName(const TqCase &c);
 
 /// The anchor's split count: min(ceil(4 SMs / programs), ceil(seq / 128), 64),
-/// at least 1, where programs = B * Hq / HEADS.
-int64_t defaultSplits(int64_t sms, int64_t b, int64_t programsPerSeq, int64_t seqLen);
+/// at least 1, where programs = B * Hq / HEADS; `perSm` replaces the 4.
+int64_t defaultSplits(int64_t sms, int64_t b, int64_t programsPerSeq, int64_t seqLen,
+                      int64_t perSm = 4);
 
 /// A paged cache with its rotation and codebook (f32, as the kernel gets them).
 struct TqCache {

@@ -21,7 +21,8 @@
 // plus the block table entries of their pages. Each timed row is also
 // printed as one line `TQ-JSON {...}` for bench/suite.py.
 //
-//   tq-gpu DIR [--check-only]
+//   tq-gpu DIR [--check-only] [--programs-per-sm N]   (splits: the anchor's
+//                                                      rule, 4 programs per SM)
 //   tq-gpu --list       prints "<build> <tilec compile arguments>" per line
 //
 //===----------------------------------------------------------------------===//
@@ -29,6 +30,7 @@
 #include "TqCheck.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 #include <functional>
@@ -318,7 +320,7 @@ std::string benchShape(cuda::Driver &driver, Builds &builds, const std::shared_p
   return err;
 }
 
-int runBench(cuda::Driver &driver, Builds &builds, bool checkOnly) {
+int runBench(cuda::Driver &driver, Builds &builds, bool checkOnly, int64_t perSm) {
   const int64_t maxB = 128, maxSeq = 32768;
   size_t flushBytes = size_t(256) << 20;
   cuda::DevicePtr flush = 0;
@@ -349,7 +351,8 @@ int runBench(cuda::Driver &driver, Builds &builds, bool checkOnly) {
           TqCase c = preset;
           c.headsPerProgram = heads;
           c.seqLens.assign(size_t(b), seqLen);
-          c.numSplits = defaultSplits(driver.multiprocessors(), b, c.hq / heads, seqLen);
+          c.numSplits =
+              defaultSplits(driver.multiprocessors(), b, c.hq / heads, seqLen, perSm);
           BenchRow row{name, b, seqLen, heads, c.numSplits};
           err = benchShape(driver, builds, cache, deviceCache, flush, flushBytes, c, seed++,
                            checkOnly, row);
@@ -371,8 +374,20 @@ int runBench(cuda::Driver &driver, Builds &builds, bool checkOnly) {
 } // namespace
 
 int main(int argc, char **argv) {
-  const char *usage = "usage: tq-gpu DIR [--check-only] | --list\n";
-  if (argc < 2 || argc > 3 || (argc == 3 && std::string(argv[2]) != "--check-only")) {
+  const char *usage = "usage: tq-gpu DIR [--check-only] [--programs-per-sm N] | --list\n";
+  bool checkOnly = false;
+  int64_t perSm = 4;
+  bool ok = argc >= 2;
+  for (int i = 2; ok && i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--check-only")
+      checkOnly = true;
+    else if (arg == "--programs-per-sm" && i + 1 < argc)
+      ok = (perSm = std::atoll(argv[++i])) > 0;
+    else
+      ok = false;
+  }
+  if (!ok) {
     std::fprintf(stderr, "%s", usage);
     return 2;
   }
@@ -404,7 +419,7 @@ int main(int argc, char **argv) {
     builds.variants[name] = std::move(v);
   }
   int failures = runChecks(builds);
-  failures += runBench(*driver, builds, argc == 3);
+  failures += runBench(*driver, builds, checkOnly, perSm);
   std::printf("\ntq-gpu: %d failures\n", failures);
   return failures ? 1 : 0;
 }
