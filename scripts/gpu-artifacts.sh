@@ -69,6 +69,9 @@ for bt in 64 128; do
       -D CHUNK=$chunk --assume q=16 --assume kv=16 -o $out/fp8_mqa_logits.bt$bt.c$chunk.ptx
   done
 done
+# The staged variant (key tiles through a 2-stage cp.async ring buffer).
+$tilec compile kernels/mqa_logits/fp8_mqa_logits_staged.tile --target=$target -D CHUNK=4096 \
+  --assume q=16 --assume kv=16 -o $out/fp8_mqa_logits_staged.bt128.c4096.ptx
 # fp8_paged_mqa_logits: bt64.c1024 (checked on every row), and the chunk sizes
 # mqa-gpu also checks and times at the anchors' paged shapes (CHUNK sets the
 # programs per sequence: B x next_n x cdiv(context, CHUNK) of them).

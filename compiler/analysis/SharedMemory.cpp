@@ -21,6 +21,8 @@ int64_t mlir::tileir::sharedScratchBytes(Operation *op) {
     auto type = cast<RankedTensorType>(convert.getType());
     return type.getNumElements() * sharedElementBytes(type);
   }
+  if (auto stages = dyn_cast<StageBufferOp>(op))
+    return stages.getBytes();
   if (auto gather = dyn_cast<GatherOp>(op))
     return gather.getTable().getType().getNumElements() * sharedElementBytes(gather.getType());
   if (auto reduce = dyn_cast<ReduceOp>(op)) {

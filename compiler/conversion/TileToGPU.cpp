@@ -182,6 +182,125 @@ struct PtrCastLowering : GPUPattern<PtrCastOp> {
   }
 };
 
+/// A ring buffer is an address (its users carry its offset): nothing remains.
+struct StageBufferLowering : GPUPattern<StageBufferOp> {
+  using GPUPattern::GPUPattern;
+  LogicalResult matchAndRewrite(StageBufferOp op, OpAdaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, i32Const(rewriter, op.getLoc(), 0));
+    return success();
+  }
+};
+
+/// The shared address of element `index` of stage `stage` of `op`'s buffer.
+Value stageAddress(OpBuilder &b, Location loc, const GPUTargetInfo &target, Operation *op,
+                   Value stage, int64_t stageBytes, Value index, int64_t elemBytes) {
+  Value offset = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, stage, i32Const(b, loc, stageBytes)),
+      arith::MulIOp::create(b, loc, index, i32Const(b, loc, elemBytes)));
+  return sharedAddress(b, loc, target, op, offset);
+}
+
+/// Each thread copies the elements its pointers' layout gives it to their
+/// row-major places in the stage: asynchronously where the target can (runs
+/// of 4, 8 or 16 bytes), else through registers.
+struct AsyncCopyLowering : GPUPattern<AsyncCopyOp> {
+  using GPUPattern::GPUPattern;
+  LogicalResult matchAndRewrite(AsyncCopyOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    const GPUTargetInfo &target = lowering.target;
+    auto ptrType = cast<RankedTensorType>(op.getPtr().getType());
+    auto layout = getLayout(ptrType);
+    Type elem = cast<PointerType>(ptrType.getElementType()).getPointee();
+    int64_t eb = byteWidth(elem);
+    auto tileType = RankedTensorType::get(ptrType.getShape(), elem, ptrType.getEncoding());
+    int64_t width = accessWidth(lowering, op.getPtr(), op.getMask(), Value(), elem, tileType);
+    SmallVector<Value> ptrs = unpack(rewriter, loc, adaptor.getPtr());
+    SmallVector<Value> masks;
+    if (adaptor.getMask())
+      masks = unpack(rewriter, loc, adaptor.getMask());
+    Value always = arith::ConstantOp::create(rewriter, loc, rewriter.getBoolAttr(true));
+    Value base = threadIndex(rewriter, loc, target, layout);
+    Type globalPtr = LLVM::LLVMPointerType::get(rewriter.getContext(), target.globalAddressSpace());
+    for (int64_t r = 0; r < layout.getNumRegisters(); r += width) {
+      Value index = arith::OrIOp::create(rewriter, loc, base,
+                                         i32Const(rewriter, loc, layout.registerIndex(r)));
+      Value dst = stageAddress(rewriter, loc, target, op, adaptor.getStage(),
+                               tileType.getNumElements() * eb, index, eb);
+      Value src = LLVM::IntToPtrOp::create(rewriter, loc, globalPtr, ptrs[r]);
+      Value pred = masks.empty() ? always : masks[r];
+      if (target.asyncCopy(rewriter, loc, dst, src, width * eb, pred))
+        continue;
+      Type runType = width == 1 ? elem : VectorType::get({width}, elem);
+      Value run = guarded(
+          rewriter, loc, masks.empty() ? Value() : masks[r], runType,
+          [&](OpBuilder &b) -> SmallVector<Value> {
+            return {pack(b, loc, runType, loadRun(b, loc, target, elem, width, ptrs[r]))};
+          },
+          [&](OpBuilder &b) -> SmallVector<Value> {
+            return {arith::ConstantOp::create(b, loc, cast<TypedAttr>(b.getZeroAttr(runType)))};
+          });
+      LLVM::StoreOp::create(rewriter, loc, toMemory(rewriter, loc, unpack(rewriter, loc, run)),
+                            dst, width * eb);
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct AsyncCommitLowering : GPUPattern<AsyncCommitOp> {
+  using GPUPattern::GPUPattern;
+  LogicalResult matchAndRewrite(AsyncCommitOp op, OpAdaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    lowering.target.asyncCommit(rewriter, op.getLoc());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct AsyncDrainLowering : GPUPattern<AsyncDrainOp> {
+  using GPUPattern::GPUPattern;
+  LogicalResult matchAndRewrite(AsyncDrainOp op, OpAdaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    lowering.target.asyncWait(rewriter, op.getLoc(), 0);
+    lowering.target.barrier(rewriter, op.getLoc());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// Waits for this thread's copy, synchronises (every thread's copy landed,
+/// and every thread is done with the stage the next copy overwrites), then
+/// reads the stage in the result's layout.
+struct AsyncWaitLowering : GPUPattern<AsyncWaitOp> {
+  using GPUPattern::GPUPattern;
+  LogicalResult matchAndRewrite(AsyncWaitOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    const GPUTargetInfo &target = lowering.target;
+    auto type = cast<RankedTensorType>(op.getType());
+    auto layout = getLayout(type);
+    Type elem = type.getElementType();
+    int64_t eb = byteWidth(elem);
+    target.asyncWait(rewriter, loc, op.getPending());
+    target.barrier(rewriter, loc);
+    Value base = threadIndex(rewriter, loc, target, layout);
+    int64_t width = std::min(consecutiveRegisters(layout), std::max<int64_t>(1, 16 / eb));
+    SmallVector<Value> out;
+    for (int64_t r = 0; r < layout.getNumRegisters(); r += width) {
+      Value index = arith::OrIOp::create(rewriter, loc, base,
+                                         i32Const(rewriter, loc, layout.registerIndex(r)));
+      Value ptr = stageAddress(rewriter, loc, target, op, adaptor.getStage(),
+                               type.getNumElements() * eb, index, eb);
+      Value raw = LLVM::LoadOp::create(rewriter, loc, memoryType(elem, width), ptr, width * eb);
+      llvm::append_range(out, fromMemory(rewriter, loc, raw, elem, width));
+    }
+    rewriter.replaceOp(op, pack(rewriter, loc, getTypeConverter()->convertType(type), out));
+    return success();
+  }
+};
+
 struct LoadLowering : GPUPattern<LoadOp> {
   using GPUPattern::GPUPattern;
   LogicalResult matchAndRewrite(LoadOp op, OpAdaptor adaptor,
@@ -357,8 +476,9 @@ struct ConvertTileToGPU : mlir::tileir::impl::ConvertTileToGPUBase<ConvertTileTo
 
     RewritePatternSet patterns(mctx);
     patterns.add<ProgramIdLowering, NumProgramsLowering, RangeLowering, SplatLowering,
-                 AddPtrLowering, PtrCastLowering, LoadLowering, StoreLowering>(converter, mctx,
-                                                                     lowering);
+                 AddPtrLowering, PtrCastLowering, LoadLowering, StoreLowering, StageBufferLowering,
+               AsyncCopyLowering, AsyncCommitLowering, AsyncDrainLowering, AsyncWaitLowering>(
+        converter, mctx, lowering);
     populateLayoutPatterns(converter, patterns, lowering);
     patterns.add<ElementwiseLowering>(converter, mctx);
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns, converter);

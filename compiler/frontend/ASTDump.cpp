@@ -136,6 +136,10 @@ public:
         os << ", ";
         expr(*f.step);
       }
+      if (f.numStages) {
+        os << ", num_stages=";
+        expr(*f.numStages);
+      }
       os << ")\n";
       block(f.body, indent + 2);
       return;

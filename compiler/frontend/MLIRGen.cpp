@@ -465,6 +465,16 @@ bool MLIRGen::genFor(const ForStmt &stmt) {
 
   auto forOp = mlir::scf::ForOp::create(builder, loc(stmt.getLoc()), start->value, end->value,
                                         step->value, inits);
+  if (stmt.numStages) {
+    auto stages = genExpr(*stmt.numStages);
+    if (!stages)
+      return false;
+    if (stages->kind != Val::Kind::Int || stages->i < 1 || stages->i > 8)
+      return error(stmt.numStages->getLoc(),
+                   "num_stages must be a compile-time integer from 1 to 8, got " +
+                       describe(*stages));
+    forOp->setAttr("tile.num_stages", builder.getI32IntegerAttr(int32_t(stages->i)));
+  }
   mlir::OpBuilder::InsertionGuard guard(builder);
   eraseTerminator(forOp.getBody());
   builder.setInsertionPointToStart(forOp.getBody());

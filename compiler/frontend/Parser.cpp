@@ -380,8 +380,16 @@ StmtPtr Parser::parseFor() {
   SMLoc rangeLoc = tok.loc();
   advance();
   std::vector<ExprPtr> args;
-  if (!consumePunct("(") || !parseCallArgs(args, nullptr))
+  std::vector<KeywordArg> kwargs;
+  if (!consumePunct("(") || !parseCallArgs(args, &kwargs, "range"))
     return nullptr;
+  for (KeywordArg &kw : kwargs) {
+    if (kw.name != "num_stages") {
+      diags.error(kw.loc, "range has no keyword argument '" + kw.name + "' (only num_stages)");
+      return nullptr;
+    }
+    loop->numStages = std::move(kw.value);
+  }
   if (args.empty() || args.size() > 3) {
     diags.error(rangeLoc, "range takes 1 to 3 arguments (end | start, end | start, "
                           "end, step), got " + llvm::Twine(args.size()));

@@ -4,12 +4,15 @@
 // the kernel out and allocate its shared memory for a configuration, compare
 // the footprint with the target's per-workgroup limit and with the budget
 // the requested occupancy leaves a workgroup, and while it does not fit,
-// halve the free tunable parameter whose halving saves the most bytes.
+// halve the free tunable parameter whose halving saves the most bytes. When
+// no halving alone saves any (buffers of different tunables share bytes),
+// halve together those that each shrink some buffer.
 //
 //===----------------------------------------------------------------------===//
 #include "tile/Pipeline/Pipeline.h"
 
 #include "tile/Analysis/SharedMemory.h"
+#include "tile/Dialect/TileDialect.h"
 #include "tile/Target/GPUTarget.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -54,6 +57,14 @@ struct Layout {
   std::string kernelLocation;
   std::string kernel;
   std::vector<Tunable> tunables;
+
+  /// The sum of the buffers' sizes: bytes that buffers share count for each.
+  int64_t bufferBytes() const {
+    int64_t total = 0;
+    for (const SharedBuffer &b : buffers)
+      total += b.bytes;
+    return total;
+  }
 };
 
 Result<Layout> layOut(const std::string &source, const std::string &fileName,
@@ -81,12 +92,21 @@ Result<Layout> layOut(const std::string &source, const std::string &fileName,
         mlir::cast<mlir::IntegerAttr>(func->getAttr(mlir::tileir::kSharedBytesAttr)).getInt();
     func.walk([&](mlir::Operation *op) {
       auto offset = op->getAttrOfType<mlir::IntegerAttr>(mlir::tileir::kSharedOffsetAttr);
-      if (!offset)
-        return;
-      bool reduce = op->getName().getStringRef() == "tile.reduce";
-      std::string what = std::string(reduce ? "reduction of " : "layout conversion of ") +
-                         typeText(op->getOperand(0).getType()) + " at " +
-                         locationText(op->getLoc());
+      if (!offset || mlir::isa<mlir::tileir::AsyncCopyOp, mlir::tileir::AsyncWaitOp>(op))
+        return; // copies and waits address their ring buffer
+      std::string what;
+      if (auto stages = mlir::dyn_cast<mlir::tileir::StageBufferOp>(op)) {
+        auto wait = llvm::find_if(op->getUsers(), [](mlir::Operation *user) {
+          return mlir::isa<mlir::tileir::AsyncWaitOp>(user);
+        });
+        what = std::to_string(stages.getStages()) + " stages of the " +
+               typeText((*wait)->getResult(0).getType()) + " load at " +
+               locationText((*wait)->getLoc());
+      } else {
+        bool reduce = op->getName().getStringRef() == "tile.reduce";
+        what = std::string(reduce ? "reduction of " : "layout conversion of ") +
+               typeText(op->getOperand(0).getType()) + " at " + locationText(op->getLoc());
+      }
       layout.buffers.push_back(
           {what, mlir::tileir::sharedScratchBytes(op), offset.getInt()});
     });
@@ -128,9 +148,11 @@ Result<SharedMemoryPlan> tile::planSharedMemory(const std::string &source,
   // order they were first shrunk.
   std::vector<std::pair<std::string, std::pair<std::string, std::string>>> shrunk;
   while (layout->footprint > plan.budget) {
-    // The free tunables that can halve, and what each halving saves.
-    std::string best, bestValue;
-    std::optional<Layout> bestLayout;
+    // A step: the tunables it halves (name, new value) and its layout.
+    using Halving = std::vector<std::pair<std::string, std::string>>;
+    std::optional<std::pair<Halving, Layout>> best;
+    // The halvings that shrink some buffer but not the footprint.
+    Halving sharing;
     for (const Tunable &t : layout->tunables) {
       if (options.defines.count(t.name))
         continue; // fixed by the caller
@@ -143,17 +165,30 @@ Result<SharedMemoryPlan> tile::planSharedMemory(const std::string &source,
       if (value / 2 < smallest)
         continue;
       CompileOptions trial = current;
-      trial.defines[t.name] = std::to_string(value / 2);
+      std::string half = std::to_string(value / 2);
+      trial.defines[t.name] = half;
       auto candidate = layOut(source, fileName, trial);
-      if (!candidate || candidate->footprint >= layout->footprint)
+      if (!candidate)
         continue;
-      if (best.empty() || candidate->footprint < bestLayout->footprint) {
-        best = t.name;
-        bestValue = std::to_string(value / 2);
-        bestLayout = std::move(*candidate);
+      if (candidate->footprint >= layout->footprint) {
+        if (candidate->bufferBytes() < layout->bufferBytes())
+          sharing.push_back({t.name, half});
+        continue;
       }
+      if (!best || candidate->footprint < best->second.footprint)
+        best = {{{t.name, half}}, std::move(*candidate)};
     }
-    if (best.empty()) {
+    // Buffers with disjoint lifetimes share bytes: halving one alone leaves
+    // the other as large. Halve them together.
+    if (!best && sharing.size() > 1) {
+      CompileOptions trial = current;
+      for (const auto &[name, half] : sharing)
+        trial.defines[name] = half;
+      auto candidate = layOut(source, fileName, trial);
+      if (candidate && candidate->footprint < layout->footprint)
+        best = {sharing, std::move(*candidate)};
+    }
+    if (!best) {
       std::ostringstream os;
       os << layout->kernelLocation << ": error: kernel '" << layout->kernel << "' needs "
          << layout->footprint << " bytes of shared memory but " << options.target << " allows "
@@ -164,22 +199,25 @@ Result<SharedMemoryPlan> tile::planSharedMemory(const std::string &source,
          << table(layout->buffers);
       return Result<SharedMemoryPlan>::failure(os.str());
     }
-    std::string from;
-    for (const Tunable &t : layout->tunables)
-      if (t.name == best)
-        from = t.value;
-    plan.changes.push_back(best + ": " + from + " -> " + bestValue + " (" +
-                           std::to_string(layout->footprint) + " -> " +
-                           std::to_string(bestLayout->footprint) + " bytes)");
-    auto it = std::find_if(shrunk.begin(), shrunk.end(),
-                           [&](const auto &s) { return s.first == best; });
-    if (it == shrunk.end())
-      shrunk.push_back({best, {from, bestValue}});
-    else
-      it->second.second = bestValue;
-    current.defines[best] = bestValue;
-    plan.defines[best] = bestValue;
-    layout = std::move(*bestLayout);
+    std::string change;
+    for (const auto &[name, half] : best->first) {
+      std::string from;
+      for (const Tunable &t : layout->tunables)
+        if (t.name == name)
+          from = t.value;
+      change += (change.empty() ? "" : ", ") + name + ": " + from + " -> " + half;
+      auto it = std::find_if(shrunk.begin(), shrunk.end(),
+                             [&](const auto &s) { return s.first == name; });
+      if (it == shrunk.end())
+        shrunk.push_back({name, {from, half}});
+      else
+        it->second.second = half;
+      current.defines[name] = half;
+      plan.defines[name] = half;
+    }
+    plan.changes.push_back(change + " (" + std::to_string(layout->footprint) + " -> " +
+                           std::to_string(best->second.footprint) + " bytes)");
+    layout = std::move(best->second);
   }
   plan.kernel = layout->kernel;
   plan.footprint = layout->footprint;

@@ -30,6 +30,7 @@ void tile::buildGPULayoutPipeline(mlir::OpPassManager &pm, const CompileOptions 
   // layout merge, before shared memory is placed for what remains.
   pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(mlir::createCSEPass());
+  pm.addPass(mlir::tileir::createPipelineLoads());
   pm.addPass(mlir::tileir::createAllocateShared());
 }
 
@@ -208,6 +209,8 @@ Result<GPUBinary> tile::compileForGPU(const std::string &source, const std::stri
   binary.target = options.target;
   binary.kernel = (*front)->signature.name;
   binary.params = (*front)->signature.params;
+  for (const Tunable &t : (*front)->signature.tunables)
+    binary.config[t.name] = t.value;
   if (mlir::tileir::lookupAMDGPUChip(options.target)) {
     binary.binary = std::move(*code);
     return binary;

@@ -1,8 +1,10 @@
 //===- AllocateShared.cpp - place shared memory / LDS buffers -------------===//
 //
 // Every op that needs shared memory (SharedMemory.h) gets a buffer live from
-// the op that writes it to the last op that reads it; today every buffer is
-// scratch of one op, written and read back before the op ends. Buffers whose
+// the op that writes it to the last op that reads it: scratch of one op is
+// written and read back before the op ends; a ring buffer of pipelined loads
+// (tile.stage_buffer) lives from its definition to the end of the last loop
+// that uses it. Buffers whose
 // lifetimes do not overlap share bytes: buffers are placed largest first at
 // the lowest 16-byte-aligned offset free of every buffer live at the same
 // time. The offsets go on the ops, the kernel's total on the kernel.
@@ -70,15 +72,32 @@ struct AllocateShared : mlir::tileir::impl::AllocateSharedBase<AllocateShared> {
       if (!func->hasAttr("tile.kernel"))
         continue;
       SmallVector<Buffer> buffers;
+      DenseMap<Operation *, int64_t> positions;
       int64_t position = 0;
       func.walk<WalkOrder::PreOrder>([&](Operation *op) {
-        ++position;
+        positions[op] = ++position;
         if (int64_t bytes = sharedScratchBytes(op))
           buffers.push_back({op, bytes, position, position});
       });
+      for (Buffer &b : buffers) {
+        if (!isa<StageBufferOp>(b.op))
+          continue;
+        for (Operation *user : b.op->getUsers()) {
+          // The user's ancestor next to the buffer: a loop keeps the buffer
+          // live through its last op.
+          Operation *outer = b.op->getBlock()->findAncestorOpInBlock(*user);
+          int64_t last = positions[outer];
+          outer->walk([&](Operation *nested) { last = std::max(last, positions[nested]); });
+          b.end = std::max(b.end, last);
+        }
+      }
       int64_t total = allocate(buffers);
-      for (const Buffer &b : buffers)
+      for (const Buffer &b : buffers) {
         b.op->setAttr(kSharedOffsetAttr, IntegerAttr::get(i64, b.offset));
+        if (isa<StageBufferOp>(b.op)) // the copies and waits address it
+          for (Operation *user : b.op->getUsers())
+            user->setAttr(kSharedOffsetAttr, IntegerAttr::get(i64, b.offset));
+      }
       func->setAttr(kSharedBytesAttr, IntegerAttr::get(i64, total));
     }
   }

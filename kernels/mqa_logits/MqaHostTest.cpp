@@ -18,18 +18,19 @@ using namespace tile::mqa;
 
 namespace {
 
-TEST(MqaHostTest, MatchesTheReference) {
-  std::ifstream in(TILEC_MQA_KERNEL);
+/// fp8_mqa_logits or fp8_mqa_logits_staged (the same semantics).
+void checkUnpaged(const char *path, const char *file) {
+  std::ifstream in(path);
   std::stringstream source;
   source << in.rdbuf();
-  ASSERT_FALSE(source.str().empty()) << "cannot read " << TILEC_MQA_KERNEL;
+  ASSERT_FALSE(source.str().empty()) << "cannot read " << path;
   uint64_t seed = 500;
   for (auto [blockT, chunk] : std::vector<std::pair<int64_t, int64_t>>{{64, 1024}, {32, 64},
                                                                         {16, 48}}) {
     CompileOptions options;
     options.defines["BLOCK_T"] = std::to_string(blockT);
     options.defines["CHUNK"] = std::to_string(chunk);
-    auto kernel = compileForHost(source.str(), "fp8_mqa_logits.tile", options);
+    auto kernel = compileForHost(source.str(), file, options);
     ASSERT_TRUE(bool(kernel)) << kernel.message();
     norms::Launcher launch = [&](std::array<uint32_t, 3> grid, const std::vector<Arg> &args,
                                  const std::vector<size_t> &) {
@@ -39,10 +40,20 @@ TEST(MqaHostTest, MatchesTheReference) {
       for (Pattern pattern : {Pattern::Causal, Pattern::Windows, Pattern::Random}) {
         MqaCase c{s, t, pattern, 16};
         MqaResult r = runMqaCase((*kernel)->params(), launch, c, chunk, seed++);
-        EXPECT_TRUE(r.pass) << "BLOCK_T=" << blockT << " CHUNK=" << chunk << " S=" << s << " T=" << t << " "
-                            << patternName(pattern) << ": " << r.error;
+        EXPECT_TRUE(r.pass) << file << " BLOCK_T=" << blockT << " CHUNK=" << chunk << " S=" << s
+                            << " T=" << t << " " << patternName(pattern) << ": " << r.error;
       }
   }
+}
+
+TEST(MqaHostTest, MatchesTheReference) {
+  checkUnpaged(TILEC_MQA_KERNEL, "fp8_mqa_logits.tile");
+}
+
+// The staged variant: on the host its loop runs unstaged; the kernel text
+// (key tiles loaded by every block, masked outside the window) is checked.
+TEST(MqaHostTest, StagedMatchesTheReference) {
+  checkUnpaged(TILEC_STAGED_MQA_KERNEL, "fp8_mqa_logits_staged.tile");
 }
 
 TEST(MqaHostTest, PagedMatchesTheReference) {

@@ -168,6 +168,28 @@ public:
     func->setAttr("nvvm.maxntid", DenseI32ArrayAttr::get(ctx, {int32_t(threads), 1, 1}));
   }
 
+  /// cp.async (sm_80+): 16-byte copies bypass L1 (.cg), smaller ones do not
+  /// (.ca, the only form for 4 and 8 bytes); a false predicate copies 0
+  /// source bytes, so the destination is zero-filled.
+  bool asyncCopy(OpBuilder &b, Location loc, Value dst, Value src, int64_t bytes,
+                 Value pred) const override {
+    if (bytes != 4 && bytes != 8 && bytes != 16)
+      return false;
+    auto modifier = bytes == 16 ? NVVM::LoadCacheModifierKind::CG : NVVM::LoadCacheModifierKind::CA;
+    Value size = arith::SelectOp::create(
+        b, loc, pred, arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(int32_t(bytes))),
+        arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0)));
+    NVVM::CpAsyncOp::create(b, loc, dst, src, b.getI32IntegerAttr(int32_t(bytes)),
+                            NVVM::LoadCacheModifierKindAttr::get(b.getContext(), modifier), size);
+    return true;
+  }
+  void asyncCommit(OpBuilder &b, Location loc) const override {
+    NVVM::CpAsyncCommitGroupOp::create(b, loc);
+  }
+  void asyncWait(OpBuilder &b, Location loc, int64_t pending) const override {
+    NVVM::CpAsyncWaitGroupOp::create(b, loc, b.getI32IntegerAttr(int32_t(pending)));
+  }
+
 private:
   /// mma.sync m16n8k32 on fp8 as inline PTX: LLVM 22's nvvm.mma.sync does not
   /// take e4m3/e5m2 multiplicands.

@@ -170,6 +170,8 @@ struct ForStmt : Stmt {
   std::string var;
   llvm::SMLoc varLoc;
   ExprPtr start, end, step; // step may be null (1)
+  /// `num_stages=` of range: loads staged ahead on GPU targets (may be null).
+  ExprPtr numStages;
   Block body;
   static bool classof(const Stmt *s) { return s->getKind() == Kind::For; }
 };

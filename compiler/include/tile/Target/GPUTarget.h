@@ -62,6 +62,17 @@ public:
                                       ArrayRef<Value> acc) const = 0;
   /// Marks `func` (an llvm.func) as a kernel launched with `threads` threads.
   virtual void markKernel(Operation *func, unsigned threads) const = 0;
+  /// Starts an asynchronous copy of `bytes` (4, 8 or 16) from global `src`
+  /// to shared `dst` (zeros when `pred` is false) and returns true; false
+  /// when the target has no such copy (the caller copies through registers).
+  virtual bool asyncCopy(OpBuilder &b, Location loc, Value dst, Value src, int64_t bytes,
+                         Value pred) const {
+    return false;
+  }
+  /// Closes the group of asynchronous copies started since the last commit.
+  virtual void asyncCommit(OpBuilder &b, Location loc) const {}
+  /// Waits until at most `pending` groups of this thread's copies are in flight.
+  virtual void asyncWait(OpBuilder &b, Location loc, int64_t pending) const {}
 };
 
 /// Registers the dialects whose ops the target infos build (NVVM, ROCDL):

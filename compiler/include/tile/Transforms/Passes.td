@@ -45,6 +45,22 @@ def AssignLayouts : Pass<"tile-assign-layouts", "ModuleOp"> {
   let dependentDialects = ["::mlir::tileir::TileDialect"];
 }
 
+def PipelineLoads : Pass<"tile-pipeline-loads", "ModuleOp"> {
+  let summary = "Stage the loads of `num_stages` loops through shared-memory ring buffers";
+  let description = [{
+    For a laid-out loop with `tile.num_stages` = S >= 2, every tile load in
+    its body (outside nested loops) whose pointers and mask are computed from
+    the induction variable and values defined before the loop becomes a
+    ring buffer of S tiles (tile.stage_buffer): S - 1 iterations are copied
+    ahead of the loop, and each iteration waits for its own tile
+    (tile.async_wait, read in the layout its user wants, so a following
+    layout conversion disappears) and then starts the copy for iteration
+    i + S - 1 (tile.async_copy, masked past the loop's end). Loads whose
+    address depends on other loads or on carried values are left alone.
+  }];
+  let dependentDialects = ["::mlir::tileir::TileDialect", "::mlir::arith::ArithDialect"];
+}
+
 def AllocateShared : Pass<"tile-allocate-shared", "ModuleOp"> {
   let summary = "Place the shared-memory / LDS buffers of laid-out GPU kernels";
   let description = [{

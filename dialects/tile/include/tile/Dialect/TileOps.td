@@ -177,6 +177,61 @@ def Tile_GatherOp : Tile_Op<"gather", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Tile_StageBufferOp : Tile_Op<"stage_buffer"> {
+  let summary = "a shared-memory ring buffer of `stages` tiles for pipelined loads";
+  let description = [{
+    Made by tile-pipeline-loads for one load of a loop with `num_stages`:
+    stage k holds the tile of iteration i with i mod stages == k. The result
+    names the buffer for tile.async_copy and tile.async_wait; the allocation
+    pass places `bytes` (stages x the tile's bytes) for as long as a loop
+    using it runs.
+  }];
+  let arguments = (ins I64Attr:$bytes, I32Attr:$stages);
+  let results = (outs I32:$buffer);
+  let assemblyFormat = "attr-dict";
+}
+
+def Tile_AsyncCopyOp : Tile_Op<"async_copy", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "start copying a tile from global memory into a stage of a ring buffer";
+  let description = [{
+    Elements whose mask is false are zero in the buffer. Each thread copies
+    the elements the pointers' layout gives it; the copy is complete for a
+    thread after tile.async_wait, and for all threads after its barrier.
+  }];
+  let arguments = (ins I32:$buffer, I32:$stage, Tile_PtrTile:$ptr,
+                       Optional<TensorOf<[I1]>>:$mask);
+  let assemblyFormat = [{
+    $ptr `to` $buffer `[` $stage `]` (`,` `mask` $mask^ `:` type($mask))? attr-dict `:` type($ptr)
+  }];
+}
+
+def Tile_AsyncCommitOp : Tile_Op<"async_commit", [MemoryEffects<[MemWrite]>]> {
+  let summary = "close the group of the async copies issued since the last commit";
+  let assemblyFormat = "attr-dict";
+}
+
+def Tile_AsyncDrainOp : Tile_Op<"async_drain", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "wait for every copy in flight and synchronise the workgroup";
+  let description = [{
+    After a pipelined loop: copies started for iterations past its end (masked
+    off, they only write zeros) must land before the buffer's bytes serve
+    other buffers.
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+def Tile_AsyncWaitOp : Tile_Op<"async_wait", [MemoryEffects<[MemRead]>]> {
+  let summary = "wait until at most `pending` copy groups are in flight, then read a stage";
+  let description = [{
+    Waits for this thread's copies (all but the last `pending` groups),
+    synchronises the workgroup, and reads stage `stage` of the buffer in the
+    result's layout, which may differ from the layout the copy wrote in.
+  }];
+  let arguments = (ins I32:$buffer, I32:$stage, I32Attr:$pending);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = "$buffer `[` $stage `]` attr-dict `:` type($result)";
+}
+
 def Tile_ConvertLayoutOp : Tile_Op<"convert_layout", [Pure, SameOperandsAndResultShape,
     SameOperandsAndResultElementType]> {
   let summary = "redistribute a tile's elements over the threads (a new layout encoding)";

@@ -1,0 +1,213 @@
+//===- PipelineLoads.cpp - stage loop loads through shared memory --------===//
+//
+// A loop marked `tile.num_stages` = S (the `num_stages=` of `range`) keeps
+// S - 1 iterations of each eligible load in flight: the tiles go through a
+// ring buffer of S stages in shared memory (LDS). Before the loop, the
+// copies for iterations 0 .. S-2 start; iteration i waits for its own
+// tile, reads it in the layout its user wants, then starts the copy for
+// iteration i + S - 1 into the stage iteration i - 1 just released. Each
+// copy (prologue stage or iteration) closes one group, so a wait may leave
+// (S - 1) * loads - 1 groups in flight.
+//
+//===----------------------------------------------------------------------===//
+#include "tile/Dialect/TileDialect.h"
+#include "tile/Dialect/TileLayout.h"
+#include "tile/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+namespace mlir::tileir {
+#define GEN_PASS_DEF_PIPELINELOADS
+#include "tile/Transforms/Passes.h.inc"
+} // namespace mlir::tileir
+
+using namespace mlir;
+using namespace mlir::tileir;
+
+namespace {
+
+constexpr StringLiteral kNumStagesAttr = "tile.num_stages";
+
+/// Collects in `slice` the ops of `loop`'s body that compute `v` from the
+/// induction variable and values defined before the loop; false if `v`
+/// depends on anything else (carried values, loads, nested regions).
+bool addressSlice(Value v, scf::ForOp loop, llvm::SetVector<Operation *> &slice) {
+  if (v == loop.getInductionVar())
+    return true;
+  if (!loop.getBody()->getParent()->isAncestor(v.getParentRegion()))
+    return true; // defined before the loop
+  Operation *def = v.getDefiningOp();
+  if (!def || def->getBlock() != loop.getBody() || def->getNumRegions() || !isPure(def))
+    return false;
+  if (slice.contains(def))
+    return true;
+  for (Value operand : def->getOperands())
+    if (!addressSlice(operand, loop, slice))
+      return false;
+  slice.insert(def);
+  return true;
+}
+
+/// Whether `v` is zero everywhere (the copies fill masked elements with 0).
+bool isZero(Value v) {
+  if (auto splat = v.getDefiningOp<SplatOp>())
+    v = splat.getSrc();
+  return matchPattern(v, m_AnyZeroFloat()) || matchPattern(v, m_Zero());
+}
+
+struct Candidate {
+  LoadOp load;
+  llvm::SetVector<Operation *> slice;
+};
+
+/// The layout the loaded tile is best read back in: the one a lone layout
+/// conversion (directly or after a transpose) would give it.
+DistributedLayoutAttr readLayout(LoadOp load) {
+  auto type = cast<RankedTensorType>(load.getType());
+  if (!load->hasOneUse())
+    return getLayout(type);
+  Operation *user = *load->getUsers().begin();
+  if (auto convert = dyn_cast<ConvertLayoutOp>(user))
+    return getLayout(convert.getType());
+  auto trans = dyn_cast<TransOp>(user);
+  if (!trans || !trans->hasOneUse())
+    return getLayout(type);
+  auto convert = dyn_cast<ConvertLayoutOp>(*trans->getUsers().begin());
+  if (!convert)
+    return getLayout(type);
+  auto result = cast<RankedTensorType>(convert.getType());
+  return transposeLayout(getLayout(result), result.getShape());
+}
+
+/// Replaces `load` by `value` (read in its own layout or readLayout's),
+/// folding the conversion that readLayout looked through.
+void replaceLoad(LoadOp load, Value value) {
+  if (value.getType() == load.getType()) {
+    load.replaceAllUsesWith(value);
+    return;
+  }
+  Operation *user = *load->getUsers().begin();
+  if (auto convert = dyn_cast<ConvertLayoutOp>(user)) {
+    convert.replaceAllUsesWith(value);
+    convert->erase();
+    return;
+  }
+  auto trans = cast<TransOp>(user);
+  auto convert = cast<ConvertLayoutOp>(*trans->getUsers().begin());
+  trans.getSrcMutable().assign(value);
+  trans.getResult().setType(convert.getType());
+  convert.replaceAllUsesWith(trans.getResult());
+  convert->erase();
+}
+
+class Pipeliner {
+public:
+  Pipeliner(scf::ForOp loop, int64_t stages) : loop(loop), stages(stages) {}
+
+  void run() {
+    // Only loads every iteration runs (none inside a branch): the copies
+    // ahead of time must not read what a branch would have kept the program
+    // from reading.
+    SmallVector<Candidate> candidates;
+    for (auto load : loop.getBody()->getOps<LoadOp>()) {
+      if (!isa<RankedTensorType>(load.getType()))
+        continue;
+      if (load.getOther() && !isZero(load.getOther()))
+        continue;
+      Candidate c{load, {}};
+      if (!addressSlice(load.getPtr(), loop, c.slice) ||
+          (load.getMask() && !addressSlice(load.getMask(), loop, c.slice)))
+        continue;
+      candidates.push_back(std::move(c));
+    }
+    if (candidates.empty())
+      return;
+    int64_t pending = (stages - 1) * int64_t(candidates.size()) - 1;
+    OpBuilder b(loop);
+    Location loc = loop.getLoc();
+    SmallVector<Value> buffers;
+    for (Candidate &c : candidates) {
+      auto type = cast<RankedTensorType>(c.load.getType());
+      int64_t bytes = type.getNumElements() *
+                      std::max<int64_t>(1, type.getElementTypeBitWidth() / 8) * stages;
+      buffers.push_back(StageBufferOp::create(b, loc, b.getI64IntegerAttr(bytes),
+                                              b.getI32IntegerAttr(int32_t(stages))));
+    }
+    // Prologue: iterations 0 .. S-2 into stages 0 .. S-2.
+    for (int64_t k = 0; k + 1 < stages; ++k) {
+      Value iv = arith::AddIOp::create(
+          b, loc, loop.getLowerBound(),
+          arith::MulIOp::create(b, loc, loop.getStep(), constant(b, k)));
+      for (auto [c, buffer] : llvm::zip(candidates, buffers))
+        copy(b, c, buffer, iv, constant(b, k));
+    }
+    // Body: wait for this iteration's tile, then start iteration i + S - 1.
+    for (auto [c, buffer] : llvm::zip(candidates, buffers)) {
+      b.setInsertionPoint(c.load);
+      Value iv = loop.getInductionVar();
+      Value n = arith::DivSIOp::create(
+          b, loc, arith::SubIOp::create(b, loc, iv, loop.getLowerBound()), loop.getStep());
+      Value stage = arith::RemSIOp::create(b, loc, n, constant(b, stages));
+      auto type = cast<RankedTensorType>(c.load.getType());
+      Value tile = AsyncWaitOp::create(b, c.load.getLoc(), withLayout(type, readLayout(c.load)),
+                                       buffer, stage, b.getI32IntegerAttr(int32_t(pending)));
+      Value ahead = arith::AddIOp::create(
+          b, loc, iv, arith::MulIOp::create(b, loc, loop.getStep(), constant(b, stages - 1)));
+      Value next = arith::RemSIOp::create(
+          b, loc, arith::AddIOp::create(b, loc, n, constant(b, stages - 1)), constant(b, stages));
+      copy(b, c, buffer, ahead, next);
+      replaceLoad(c.load, tile);
+      c.load->erase();
+    }
+    b.setInsertionPointAfter(loop);
+    AsyncDrainOp::create(b, loc);
+  }
+
+private:
+  Value constant(OpBuilder &b, int64_t v) {
+    return arith::ConstantOp::create(b, loop.getLoc(), b.getI32IntegerAttr(int32_t(v)));
+  }
+
+  /// Starts the copy of `c`'s tile for the iteration whose induction
+  /// variable is `iv` into `stage` (masked off past the loop's end).
+  void copy(OpBuilder &b, Candidate &c, Value buffer, Value iv, Value stage) {
+    IRMapping map;
+    map.map(loop.getInductionVar(), iv);
+    for (Operation &op : *loop.getBody())
+      if (c.slice.contains(&op))
+        b.clone(op, map);
+    Location loc = c.load.getLoc();
+    Value ptr = map.lookupOrDefault(c.load.getPtr());
+    auto ptrType = cast<RankedTensorType>(ptr.getType());
+    auto maskType = RankedTensorType::get(ptrType.getShape(), b.getI1Type(),
+                                          ptrType.getEncoding());
+    Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, iv,
+                                          loop.getUpperBound());
+    Value mask = SplatOp::create(b, loc, maskType, inRange);
+    if (c.load.getMask())
+      mask = arith::AndIOp::create(b, loc, map.lookupOrDefault(c.load.getMask()), mask);
+    AsyncCopyOp::create(b, loc, buffer, stage, ptr, mask);
+    AsyncCommitOp::create(b, loc);
+  }
+
+  scf::ForOp loop;
+  int64_t stages;
+};
+
+struct PipelineLoads : mlir::tileir::impl::PipelineLoadsBase<PipelineLoads> {
+  void runOnOperation() override {
+    SmallVector<std::pair<scf::ForOp, int64_t>> loops;
+    getOperation().walk([&](scf::ForOp loop) {
+      if (auto stages = loop->getAttrOfType<IntegerAttr>(kNumStagesAttr))
+        if (stages.getInt() >= 2)
+          loops.push_back({loop, stages.getInt()});
+    });
+    for (auto [loop, stages] : loops)
+      Pipeliner(loop, stages).run();
+  }
+};
+
+} // namespace
