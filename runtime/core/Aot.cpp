@@ -87,7 +87,8 @@ KernelCompiler embeddedCompiler(Signature signature, const Image *images, size_t
   if (signature.tunables.empty())
     return c;
   // Dispatch on the tuning key: the configuration tuned for this target and
-  // key, else the defaults. The Runtime asks once per key and remembers.
+  // key, else the target's defaults (as built), else the declared defaults.
+  // The Runtime asks once per key and remembers.
   std::vector<Tuned> table(tuned, tuned + tunedCount);
   TuneConfig defaults;
   for (const Tunable &t : signature.tunables)
@@ -96,10 +97,16 @@ KernelCompiler embeddedCompiler(Signature signature, const Image *images, size_t
   c.lookupTuning = [table, fallback](const std::vector<std::pair<std::string, std::string>>
                                          &parts) -> std::optional<std::string> {
     std::string target = part(parts, "target"), key = part(parts, "key");
-    for (const Tuned &t : table)
-      if (target == t.target && key == t.key)
+    std::string other = fallback;
+    for (const Tuned &t : table) {
+      if (target != t.target)
+        continue;
+      if (!t.key)
+        other = t.config;
+      else if (key == t.key)
         return std::string(t.config);
-    return fallback;
+    }
+    return other;
   };
   return c;
 }

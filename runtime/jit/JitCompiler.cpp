@@ -43,6 +43,8 @@ std::string serialize(const KernelBinary &b, const std::string &fileName) {
      << "\n";
   for (auto &p : b.params)
     os << "param " << p.name << " " << int(p.kind) << " " << (p.isPointer ? 1 : 0) << "\n";
+  for (auto &[name, value] : b.config)
+    os << "tunable " << name << " " << value << "\n";
   for (const std::string &remark : b.remarks) {
     if (remark.find('\n') != std::string::npos)
       continue; // one line each
@@ -72,6 +74,9 @@ bool deserialize(const CacheEntry &entry, const std::string &fileName, KernelBin
       p.kind = ScalarKind(kind);
       p.isPointer = isPointer != 0;
       b.params.push_back(p);
+    } else if (key == "tunable") {
+      std::string name;
+      is >> name >> b.config[name];
     } else if (key == "remark") {
       std::string text;
       std::getline(is, text);
@@ -134,6 +139,7 @@ KernelCompiler jitCompiler(const std::string &cacheDir,
     binary.image = gpu->binary.empty() ? gpu->ptx : gpu->binary;
     binary.threads = gpu->threads;
     binary.sharedBytes = gpu->sharedBytes;
+    binary.config = gpu->config;
     binary.remarks = gpu->remarks;
     std::lock_guard<std::mutex> lock(shared->mutex);
     shared->cache.store(key, {serialize(binary, fileName), binary.image});

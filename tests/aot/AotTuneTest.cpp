@@ -71,12 +71,12 @@ struct Launcher {
   Kernel *kernel = nullptr;
   alignas(16) float x[64], y[64];
 
-  Launcher() {
+  explicit Launcher(const aot::Tuned *tuned = kTuned, size_t tunedCount = std::size(kTuned)) {
     RuntimeOptions options;
     options.backend = "host";
-    auto compiler = recording(aot::embeddedCompiler(scaleSignature(), kImages,
-                                                    std::size(kImages), kTuned, std::size(kTuned)),
-                              ran);
+    auto compiler = recording(
+        aot::embeddedCompiler(scaleSignature(), kImages, std::size(kImages), tuned, tunedCount),
+        ran);
     auto r = Runtime::create(options, compiler);
     EXPECT_TRUE(bool(r)) << r.message();
     rt = std::move(*r);
@@ -131,6 +131,30 @@ TEST(AotTune, LaunchesDispatchOnTheKey) {
   EXPECT_EQ(chosen["n=4096"]["BLOCK"], "1024");
   EXPECT_EQ(chosen["n=1000"]["BLOCK"], "256");
   // The same key again: the same choice, no new lookup needed.
+  EXPECT_EQ(l.launch(4096), "big aligned (256 threads) grid 4");
+}
+
+TEST(AotTune, UntunedKeysRunTheirTargetsDefaultsAsBuilt) {
+  // What `tilec aot` generates when the shared memory budget shrank the
+  // defaults on a target: an entry with a null key gives the configuration
+  // its images of the defaults were built with, for every key not tuned.
+  const aot::Tuned tuned[] = {
+      {"host", "n=4096", "BLOCK=1024 num_warps=8"},
+      {"host", nullptr, "BLOCK=64 num_warps=2"},
+  };
+  Signature sig = scaleSignature();
+  KernelCompiler c = aot::embeddedCompiler(sig, kImages, std::size(kImages), tuned,
+                                           std::size(tuned));
+  CompileOptions options;
+  auto lookup = [&](const std::string &target, const std::string &key) {
+    return c.lookupTuning(tuningParts(target, "scale", "", options, sig.tunables, key));
+  };
+  EXPECT_EQ(lookup("host", "n=4096"), "BLOCK=1024 num_warps=8");
+  EXPECT_EQ(lookup("host", "n=77"), "BLOCK=64 num_warps=2");
+  EXPECT_EQ(lookup("sm_90a", "n=77"), "BLOCK=256 num_warps=4");
+  // The grid function sees the values the image was built with.
+  Launcher l(tuned, std::size(tuned));
+  EXPECT_EQ(l.launch(1000), "small (64 threads) grid 16");
   EXPECT_EQ(l.launch(4096), "big aligned (256 threads) grid 4");
 }
 

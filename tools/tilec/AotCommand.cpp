@@ -58,7 +58,8 @@ std::string bytesLiteral(const std::string &data) {
 struct Built {
   std::string target, assumptions, image;
   unsigned threads;
-  std::string config;
+  /// The tunable parameters' values it was built with (GPUBinary::config).
+  tile::TuneConfig config;
 };
 
 /// One tuned configuration to embed.
@@ -193,30 +194,22 @@ int tilec::runAot(const std::string &file, const std::string &source, tile::Comp
     for (auto &[where, config] : choices)
       if (where.first == target)
         entries.push_back({target, where.second, config});
-  if (!tuned.empty() && entries.empty())
-    fmt::print(stderr,
-               "tilec: note: no tuned configuration of '{}' for {} (`tilec tune` stores them, "
-               "--tuned FILE reads them): the launcher uses {}\n",
-               sig->kernel, options.target, defaultConfig);
-  if (entries.empty())
-    tuned.clear(); // nothing to dispatch on: the defaults only, as without tunables
 
   std::vector<Built> built;
   tile::Signature signature;
   std::set<std::string> remarked; // each remark once, not once per variant
+  // The configuration the defaults were built with on each target: the
+  // defaults, or what they were shrunk to to fit the shared memory budget.
+  std::map<std::string, std::string> targetDefaults;
   for (const std::string &target : targets) {
-    // The defaults first, then every configuration tuned for this target.
-    std::vector<std::string> configs = {tuned.empty() ? "" : defaultConfig};
-    for (const TunedEntry &e : entries)
-      if (e.target == target && std::find(configs.begin(), configs.end(), e.config) == configs.end())
-        configs.push_back(e.config);
-    std::vector<std::pair<std::string, std::string>> builds; // (configuration, variant)
-    for (const std::string &config : configs) {
-      builds.push_back({config, ""});
-      for (const std::string &variant : variants)
-        builds.push_back({config, variant});
-    }
-    for (const auto &[config, variant] : builds) {
+    // The defaults first, then every configuration tuned for this target,
+    // each as a generic build and one build per variant. The first build
+    // leaves the tuned parameters free to shrink to fit the shared memory
+    // budget; the defaults' variants use the values it was built with.
+    // (configuration, variant); "" is the defaults, free to shrink.
+    std::vector<std::pair<std::string, std::string>> builds = {{"", ""}};
+    for (size_t i = 0; i < builds.size(); ++i) {
+      auto [config, variant] = builds[i];
       tile::CompileOptions o = options;
       o.target = target;
       tile::TuneConfig values;
@@ -244,24 +237,57 @@ int tilec::runAot(const std::string &file, const std::string &source, tile::Comp
         if (remarked.insert(remark).second)
           fmt::print(stderr, "{}\n", remark);
       signature = {binary->kernel, binary->params};
-      built.push_back({target, variant, binary->ptx, binary->threads, config});
+      built.push_back({target, variant, binary->ptx, binary->threads, binary->config});
+      if (i)
+        continue;
+      std::vector<std::string> configs = {targetDefaults[target] =
+                                              tile::configText(tuned, binary->config)};
+      for (const TunedEntry &e : entries)
+        if (e.target == target &&
+            std::find(configs.begin(), configs.end(), e.config) == configs.end())
+          configs.push_back(e.config);
+      for (size_t c = 0; c < configs.size(); ++c) {
+        if (c)
+          builds.push_back({configs[c], ""});
+        for (const std::string &v : variants)
+          builds.push_back({configs[c], v});
+      }
     }
   }
+  // What keys without a tuned configuration run: "BLOCK=256", or one
+  // configuration per target when the budget shrank them differently.
+  std::string otherKeys = targetDefaults[targets.front()];
+  if (std::any_of(targets.begin(), targets.end(),
+                  [&](const std::string &t) { return targetDefaults[t] != otherKeys; })) {
+    otherKeys.clear();
+    for (const std::string &t : targets)
+      otherKeys += (otherKeys.empty() ? "" : ", ") + targetDefaults[t] + " on " + t;
+  }
+  if (!tuned.empty() && entries.empty())
+    fmt::print(stderr,
+               "tilec: note: no tuned configuration of '{}' for {} (`tilec tune` stores them, "
+               "--tuned FILE reads them): the launcher uses {}\n",
+               sig->kernel, options.target, otherKeys);
+  // The targets whose defaults were shrunk: their images of the defaults
+  // are the ones their untuned keys run.
+  std::vector<std::string> shrunk;
+  for (const std::string &target : targets)
+    if (targetDefaults[target] != defaultConfig)
+      shrunk.push_back(target);
+  if (entries.empty() && shrunk.empty())
+    tuned.clear(); // nothing to dispatch on: the defaults only, as without tunables
   // The signature the launcher's runtime sees: the tuned parameters with the
   // values their images use as candidates, and the key.
   for (tile::Tunable t : tuned) {
     std::set<std::string> used = {t.value};
-    for (const TunedEntry &e : entries) {
-      tile::TuneConfig values;
-      tile::parseConfig(e.config, tuned, values);
-      used.insert(values[t.name]);
-    }
+    for (const Built &b : built)
+      used.insert(b.config.at(t.name));
     std::vector<std::string> candidates;
     for (const std::string &c : t.candidates)
-      if (used.count(c))
+      if (used.erase(c))
         candidates.push_back(c);
-    if (std::find(candidates.begin(), candidates.end(), t.value) == candidates.end())
-      candidates.push_back(t.value);
+    // Then the values that are no candidate (a default, or what it shrank to).
+    candidates.insert(candidates.end(), used.begin(), used.end());
     t.candidates = candidates;
     signature.tunables.push_back(t);
   }
@@ -298,9 +324,12 @@ int tilec::runAot(const std::string &file, const std::string &source, tile::Comp
     std::string keyNames;
     for (auto &name : signature.tuneKey)
       keyNames += (keyNames.empty() ? "" : ", ") + name;
-    header << "/// The same with the grid a function of the configuration the launch runs\n"
-           << "/// with. Tuned (dispatch on " << (keyNames.empty() ? "no key" : keyNames)
-           << "; other keys run " << defaultConfig << "):\n";
+    header << "/// The same with the grid a function of the configuration the launch runs\n";
+    if (entries.empty())
+      header << "/// with: " << otherKeys << " (the defaults, shrunk to fit shared memory).\n";
+    else
+      header << "/// with. Tuned (dispatch on " << (keyNames.empty() ? "no key" : keyNames)
+             << "; other keys run " << otherKeys << "):\n";
     for (const TunedEntry &e : entries)
       header << "///   " << e.target << " [" << e.key << "]: " << e.config << "\n";
     header << "std::string " << k << "(const tile::GridFn &grid" << params
@@ -314,21 +343,28 @@ int tilec::runAot(const std::string &file, const std::string &source, tile::Comp
   std::ofstream src(outDir + "/" + k + ".cpp");
   src << "// Generated by `tilec aot` from " << file << "; do not edit.\n"
       << "#include \"" << k << ".h\"\n\n#include \"tile/Aot.h\"\n\nnamespace {\n\n";
+  // Each image's configuration: the values it was built with.
+  std::vector<std::string> imageConfigs;
+  for (const Built &b : built)
+    imageConfigs.push_back(tile::configText(tuned, b.config));
   for (size_t i = 0; i < built.size(); ++i)
     src << "// " << built[i].target << (built[i].assumptions.empty() ? ", generic" : ", " + built[i].assumptions)
-        << (built[i].config.empty() ? "" : ", " + built[i].config)
+        << (imageConfigs[i].empty() ? "" : ", " + imageConfigs[i])
         << "\nconst unsigned char kImage" << i << "[] = {\n" << bytesLiteral(built[i].image + '\0')
         << "};\n\n";
   src << "const tile::aot::Image kImages[] = {\n";
   for (size_t i = 0; i < built.size(); ++i)
     src << "    {\"" << built[i].target << "\", \"" << built[i].assumptions << "\", kImage" << i
         << ", sizeof(kImage" << i << ") - 1, " << built[i].threads
-        << (built[i].config.empty() ? "" : ", " + cString(built[i].config)) << "},\n";
+        << (imageConfigs[i].empty() ? "" : ", " + cString(imageConfigs[i])) << "},\n";
   src << "};\n\n";
   if (!tuned.empty()) {
     src << "const tile::aot::Tuned kTuned[] = {\n";
     for (const TunedEntry &e : entries)
       src << "    {" << cString(e.target) << ", " << cString(e.key) << ", " << cString(e.config)
+          << "},\n";
+    for (const std::string &target : shrunk)
+      src << "    {" << cString(target) << ", nullptr, " << cString(targetDefaults[target])
           << "},\n";
     src << "};\n\n";
   }

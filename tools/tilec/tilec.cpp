@@ -56,8 +56,9 @@ room for --occupancy workgroups per SM / CU (default 2; 90% of the SM's /
 CU's memory divided among them). When the kernel does not fit, tunable
 parameters the command line does not fix with -D are halved, the one that
 saves the most bytes first and never below their smallest candidate, as
-`tilec compile` does; when nothing fits it fails (exit 1) listing every
-buffer.
+`tilec compile` does (when buffers of different tunables share bytes, so that
+no halving alone saves any, those tunables are halved together); when nothing
+fits it fails (exit 1) listing every buffer.
 )";
 
 const char *kCheckUsage = R"(usage: tilec check FILE [-D NAME=VALUE]... [--kernel NAME]
@@ -91,8 +92,9 @@ const char *kCompileUsage = R"(usage: tilec compile FILE --target=TARGET -o OUT 
 TARGET is sm_80, sm_89, sm_90 or sm_90a (OUT is PTX text) or gfx90a, gfx942 or
 gfx950 (OUT is an HSA code object, e.g. OUT.hsaco; --code-object picks its
 version, default 5). Writes OUT and, beside it, OUT.meta: one 'key value' line
-each for kernel, target, threads, shared_bytes and one 'param NAME TYPE' line
-per runtime parameter, in order.
+each for kernel, target, threads, shared_bytes, one 'param NAME TYPE' line
+per runtime parameter, in order, and one 'tunable NAME VALUE' line per tunable
+parameter with the value it was built with (after any shrink, see below).
 --num-warps sets the warps per program (default 4; a warp is 32 threads on
 NVIDIA, a wavefront of 64 on AMD). --assume NAME=DIV
 specialises the kernel on parameter NAME being divisible by DIV (a power of
@@ -127,7 +129,10 @@ source, its defines and --num-warps, and the lines of --tuned FILE (the lines
 take precedence). Each configuration is built besides the defaults, and the
 launcher dispatches on the key arguments: a tuned key runs its configuration,
 any other the defaults. A second launcher takes a grid function of the
-configuration, tile_aot::<kernel>(tile::GridFn, args..., stream).
+configuration, tile_aot::<kernel>(tile::GridFn, args..., stream). It exists
+too when the defaults do not fit a target's shared memory (see compile
+--help): the images of the defaults are built with the values they shrink
+to, which the grid function receives.
 )";
 
 const char *kTuneUsage = R"(usage: tilec tune FILE --key NAME=VALUE... --grid EXPR[,EXPR[,EXPR]]
@@ -373,6 +378,7 @@ int runCompile(const CommonArgs &args) {
     b.image = gpu->binary.empty() ? gpu->ptx : gpu->binary;
     b.threads = gpu->threads;
     b.sharedBytes = gpu->sharedBytes;
+    b.config = gpu->config;
     b.remarks = gpu->remarks;
     return b;
   }() : compiler.compile(source, args.file, options);
@@ -397,6 +403,8 @@ int runCompile(const CommonArgs &args) {
        << binary->threads << "\nshared_bytes " << binary->sharedBytes << "\n";
   for (auto &p : binary->params)
     meta << "param " << p.name << " " << tile::paramTypeName(p) << "\n";
+  for (auto &[name, value] : binary->config)
+    meta << "tunable " << name << " " << value << "\n";
   if (!meta)
     return usageError("cannot write '" + args.output + ".meta'");
   return kOk;

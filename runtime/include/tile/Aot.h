@@ -26,7 +26,9 @@ struct Image {
 };
 
 /// A configuration chosen by tuning ahead of time (`tilec tune`) for one
-/// target and tuning key.
+/// target and tuning key; with a null key, what every other key runs on the
+/// target (`tilec aot` writes one for a target whose defaults were shrunk to
+/// fit its shared memory).
 struct Tuned {
   const char *target; // "sm_90a"
   const char *key;    // the key text, as tuningKeyText() writes it: "n=4096"
@@ -37,8 +39,9 @@ struct Tuned {
 /// properties it picks the matching image with the most assumptions. When
 /// `signature` declares tunables, the images carry configurations and
 /// `tuned` says which one each tuning key uses on each target; a key that
-/// was not tuned gets the tunables' default values (signature.tunables[i].value),
-/// which must have images too. Nothing is timed at run time.
+/// was not tuned gets the target's entry with a null key, else the tunables'
+/// default values (signature.tunables[i].value), which must have images too.
+/// Nothing is timed at run time.
 KernelCompiler embeddedCompiler(Signature signature, const Image *images, size_t count,
                                 const Tuned *tuned = nullptr, size_t tunedCount = 0);
 

@@ -44,6 +44,8 @@ struct KernelBinary {
   std::string image;
   unsigned threads = 0;
   int64_t sharedBytes = 0;
+  /// The tunable parameters' values it was built with (GPUBinary::config).
+  std::map<std::string, std::string> config;
   /// The compiler's remarks on this variant (GPUBinary::remarks: tunables
   /// shrunk to fit the shared memory budget); kept in the disk cache, so a
   /// cached variant reports them too.

@@ -180,6 +180,9 @@ struct GPUBinary {
   int64_t sharedBytes = 0;
   /// Threads per program (block size).
   unsigned threads = 0;
+  /// The value each tunable parameter was built with: its default or -D
+  /// value, or what it was shrunk to (see `remarks`), e.g. {"BLOCK", "4096"}.
+  std::map<std::string, std::string> config;
   /// What the compiler changed on its own, one "FILE:LINE:COL: remark: ..."
   /// line each: tunable parameters shrunk to fit the shared memory budget
   /// (SharedMemoryPlan::remark).
@@ -216,7 +219,8 @@ struct SharedMemoryPlan {
   std::vector<SharedBuffer> buffers;
   /// Tunable parameters shrunk to fit, with the final value of each.
   std::map<std::string, std::string> defines;
-  /// One line per step, e.g. "BLOCK: 8192 -> 4096 (32768 -> 16384 bytes)".
+  /// One line per step, e.g. "BLOCK: 8192 -> 4096 (32768 -> 16384 bytes)";
+  /// a step that halves several: "A: 8192 -> 4096, B: 8192 -> 4096 (...)".
   std::vector<std::string> changes;
   /// Empty when the kernel fits as written; else the remark a compile that
   /// applies the plan reports, "FILE:LINE:COL: remark: kernel 'K' needs N
@@ -229,6 +233,9 @@ struct SharedMemoryPlan {
 /// and the occupancy budget; when it does not fit, halves the tunable
 /// parameters that `options.defines` leaves free (the one that saves the
 /// most bytes first, never below its smallest candidate) until it fits.
+/// When no halving alone saves bytes (buffers that depend on different
+/// tunables share bytes), those whose halving shrinks a buffer are halved
+/// together.
 /// Fails, naming every buffer, when nothing fits.
 Result<SharedMemoryPlan> planSharedMemory(const std::string &source, const std::string &fileName,
                                           const CompileOptions &options);
