@@ -237,7 +237,9 @@ int tilec::runAot(const std::string &file, const std::string &source, tile::Comp
         if (remarked.insert(remark).second)
           fmt::print(stderr, "{}\n", remark);
       signature = {binary->kernel, binary->params};
-      built.push_back({target, variant, binary->ptx, binary->threads, binary->config});
+      // PTX text for NVIDIA targets, the code object for AMD ones.
+      built.push_back({target, variant, binary->binary.empty() ? binary->ptx : binary->binary,
+                       binary->threads, binary->config});
       if (i)
         continue;
       std::vector<std::string> configs = {targetDefaults[target] =

@@ -112,10 +112,11 @@ const char *kAotUsage = R"(usage: tilec aot FILE --target=T1,T2,... -o DIR [-D N
                  [--num-warps=N] [--variant NAME=DIV,NAME=DIV]...
                  [--tuned FILE] [--cache-dir DIR] [--no-cache]
 
-Compiles the kernel for every target (sm_80, sm_89, sm_90, sm_90a) as a generic
-build plus one build per --variant (specialised on those parameters being
-divisible by DIV, see compile --assume), and writes DIR/<kernel>.h and
-DIR/<kernel>.cpp: the images embedded as data and a typed launcher,
+Compiles the kernel for every target (sm_80, sm_89, sm_90, sm_90a: PTX; gfx90a,
+gfx942, gfx950: code objects) as a generic build plus one build per --variant
+(specialised on those parameters being divisible by DIV, see compile --assume),
+and writes DIR/<kernel>.h and DIR/<kernel>.cpp: the images embedded as data
+and a typed launcher,
 tile_aot::<kernel>(grid, args..., stream), that picks the image for the device
 it runs on and the most specialised variant the arguments allow. The
 generated code needs only tilec's runtime/core, cuda/ and hip/ sources (no LLVM)
