@@ -57,13 +57,15 @@ struct BroadcastLowering : GPUPattern<BroadcastOp> {
   }
 };
 
-struct ExpandDimsLowering : GPUPattern<ExpandDimsOp> {
-  using GPUPattern::GPUPattern;
-  LogicalResult matchAndRewrite(ExpandDimsOp op, OpAdaptor adaptor,
+/// expand_dims and reshape: layouts number bits of the row-major index, which
+/// a size-1 dimension or a new shape leaves as they are: the same elements
+/// in the same registers.
+template <typename Op> struct SameRegistersLowering : GPUPattern<Op> {
+  using GPUPattern<Op>::GPUPattern;
+  LogicalResult matchAndRewrite(Op op, typename Op::Adaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    // A size-1 dimension adds no index bits: the same elements in the same registers.
     if (getLayout(op.getSrc().getType()) != getLayout(op.getType()))
-      return rewriter.notifyMatchFailure(op, "expand_dims changes the layout");
+      return rewriter.notifyMatchFailure(op, "the result has another layout");
     rewriter.replaceOp(op, adaptor.getSrc());
     return success();
   }
@@ -77,18 +79,6 @@ struct TransLowering : GPUPattern<TransOp> {
     auto src = op.getSrc().getType();
     if (transposeLayout(getLayout(src), src.getShape()) != getLayout(op.getType()))
       return rewriter.notifyMatchFailure(op, "trans changes the threads' elements");
-    rewriter.replaceOp(op, adaptor.getSrc());
-    return success();
-  }
-};
-
-struct ReshapeLowering : GPUPattern<ReshapeOp> {
-  using GPUPattern::GPUPattern;
-  LogicalResult matchAndRewrite(ReshapeOp op, OpAdaptor adaptor,
-                                ConversionPatternRewriter &rewriter) const override {
-    // Layouts number bits of the row-major index: the same registers.
-    if (getLayout(op.getSrc().getType()) != getLayout(op.getType()))
-      return rewriter.notifyMatchFailure(op, "reshape changes the layout");
     rewriter.replaceOp(op, adaptor.getSrc());
     return success();
   }
@@ -301,7 +291,8 @@ struct DotLowering : GPUPattern<DotOp> {
 void mlir::tileir::populateLayoutPatterns(const TypeConverter &converter,
                                           RewritePatternSet &patterns,
                                           const GPULowering &lowering) {
-  patterns.add<BroadcastLowering, ExpandDimsLowering, ConvertLayoutLowering, ReduceLowering,
-               DotLowering, TransLowering, GatherLowering, ReshapeLowering>(
+  patterns.add<BroadcastLowering, SameRegistersLowering<ExpandDimsOp>,
+               SameRegistersLowering<ReshapeOp>, ConvertLayoutLowering, ReduceLowering, DotLowering,
+               TransLowering, GatherLowering>(
       converter, patterns.getContext(), lowering);
 }

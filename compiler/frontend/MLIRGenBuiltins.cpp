@@ -158,6 +158,13 @@ std::optional<std::vector<Val>> MLIRGen::genArgs(const CallExpr &call) {
   return vals;
 }
 
+std::optional<Val> MLIRGen::genTile(const Expr &e, mlir::RankedTensorType &type) {
+  auto v = genExpr(e);
+  type = v && v->isRuntime() ? llvm::dyn_cast<mlir::RankedTensorType>(v->value.getType())
+                             : mlir::RankedTensorType();
+  return v;
+}
+
 std::optional<Val> MLIRGen::genDot(const CallExpr &call) {
   Args args{*this, call};
   if (!args.expect(2, 3, {}))
@@ -446,11 +453,10 @@ std::optional<Val> MLIRGen::genBuiltin(const CallExpr &call, bool &handled) {
   if (name == "trans") {
     if (!args.expect(1, 1, {}))
       return std::nullopt;
-    auto x = genExpr(*call.args[0]);
+    mlir::RankedTensorType type;
+    auto x = genTile(*call.args[0], type);
     if (!x)
       return std::nullopt;
-    auto type = x->isRuntime() ? llvm::dyn_cast<mlir::RankedTensorType>(x->value.getType())
-                               : mlir::RankedTensorType();
     if (!type || type.getRank() != 2)
       return error(call.args[0]->getLoc(), "trans needs a 2-D tile, got " + describe(*x)),
              std::nullopt;
@@ -462,11 +468,10 @@ std::optional<Val> MLIRGen::genBuiltin(const CallExpr &call, bool &handled) {
   if (name == "reshape") {
     if (!args.expect(2, 2, {}))
       return std::nullopt;
-    auto x = genExpr(*call.args[0]);
+    mlir::RankedTensorType type;
+    auto x = genTile(*call.args[0], type);
     if (!x)
       return std::nullopt;
-    auto type = x->isRuntime() ? llvm::dyn_cast<mlir::RankedTensorType>(x->value.getType())
-                               : mlir::RankedTensorType();
     if (!type)
       return error(call.args[0]->getLoc(), "reshape needs a tile, got " + describe(*x)),
              std::nullopt;
@@ -485,23 +490,18 @@ std::optional<Val> MLIRGen::genBuiltin(const CallExpr &call, bool &handled) {
   if (name == "gather") {
     if (!args.expect(2, 2, {}))
       return std::nullopt;
-    auto table = genExpr(*call.args[0]);
+    mlir::RankedTensorType tableType, indexType;
+    auto table = genTile(*call.args[0], tableType);
     if (!table)
       return std::nullopt;
-    auto tableType = table->isRuntime()
-                         ? llvm::dyn_cast<mlir::RankedTensorType>(table->value.getType())
-                         : mlir::RankedTensorType();
     if (!tableType || tableType.getRank() != 1 ||
         llvm::isa<mlir::tileir::PointerType>(tableType.getElementType()))
       return error(call.args[0]->getLoc(), "gather's table must be a 1-D tile of numbers, got " +
                                                describe(*table)),
              std::nullopt;
-    auto indices = genExpr(*call.args[1]);
+    auto indices = genTile(*call.args[1], indexType);
     if (!indices)
       return std::nullopt;
-    auto indexType = indices->isRuntime()
-                         ? llvm::dyn_cast<mlir::RankedTensorType>(indices->value.getType())
-                         : mlir::RankedTensorType();
     auto indexElem = indexType ? llvm::dyn_cast<mlir::IntegerType>(indexType.getElementType())
                                : mlir::IntegerType();
     if (!indexElem || indexElem.getWidth() == 1)

@@ -99,6 +99,8 @@ public:
   std::optional<Val> genReduce(const ast::CallExpr &call, mlir::tileir::ReduceKind kind);
   std::optional<Val> genLoad(const ast::CallExpr &call);
   std::optional<Val> genDot(const ast::CallExpr &call);
+  /// Evaluates `e`; `type` is its tile type, or null when it is not a runtime tile.
+  std::optional<Val> genTile(const ast::Expr &e, mlir::RankedTensorType &type);
   /// The call's positional arguments, generated in order.
   std::optional<std::vector<Val>> genArgs(const ast::CallExpr &call);
   bool genStore(const ast::CallExpr &call);
