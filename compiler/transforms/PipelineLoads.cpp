@@ -140,9 +140,9 @@ public:
     for (int64_t k = 0; k + 1 < stages; ++k) {
       Value iv = arith::AddIOp::create(
           b, loc, loop.getLowerBound(),
-          arith::MulIOp::create(b, loc, loop.getStep(), constant(b, k)));
+          arith::MulIOp::create(b, loc, loop.getStep(), constant(b, k, ivType())));
       for (auto [c, buffer] : llvm::zip(candidates, buffers))
-        copy(b, c, buffer, iv, constant(b, k));
+        copy(b, c, buffer, iv, constant(b, k, b.getI32Type()));
     }
     // Body: wait for this iteration's tile, then start iteration i + S - 1.
     for (auto [c, buffer] : llvm::zip(candidates, buffers)) {
@@ -150,14 +150,17 @@ public:
       Value iv = loop.getInductionVar();
       Value n = arith::DivSIOp::create(
           b, loc, arith::SubIOp::create(b, loc, iv, loop.getLowerBound()), loop.getStep());
-      Value stage = arith::RemSIOp::create(b, loc, n, constant(b, stages));
+      Value stage = toI32(b, arith::RemSIOp::create(b, loc, n, constant(b, stages, ivType())));
       auto type = cast<RankedTensorType>(c.load.getType());
       Value tile = AsyncWaitOp::create(b, c.load.getLoc(), withLayout(type, readLayout(c.load)),
                                        buffer, stage, b.getI32IntegerAttr(int32_t(pending)));
       Value ahead = arith::AddIOp::create(
-          b, loc, iv, arith::MulIOp::create(b, loc, loop.getStep(), constant(b, stages - 1)));
-      Value next = arith::RemSIOp::create(
-          b, loc, arith::AddIOp::create(b, loc, n, constant(b, stages - 1)), constant(b, stages));
+          b, loc, iv,
+          arith::MulIOp::create(b, loc, loop.getStep(), constant(b, stages - 1, ivType())));
+      Value next = toI32(
+          b, arith::RemSIOp::create(
+                 b, loc, arith::AddIOp::create(b, loc, n, constant(b, stages - 1, ivType())),
+                 constant(b, stages, ivType())));
       copy(b, c, buffer, ahead, next);
       replaceLoad(c.load, tile);
       c.load->erase();
@@ -167,8 +170,17 @@ public:
   }
 
 private:
-  Value constant(OpBuilder &b, int64_t v) {
-    return arith::ConstantOp::create(b, loop.getLoc(), b.getI32IntegerAttr(int32_t(v)));
+  Type ivType() { return loop.getInductionVar().getType(); }
+
+  Value constant(OpBuilder &b, int64_t v, Type type) {
+    return arith::ConstantOp::create(b, loop.getLoc(), b.getIntegerAttr(type, v));
+  }
+
+  /// A stage index (below S) as the i32 the buffer ops take.
+  Value toI32(OpBuilder &b, Value v) {
+    if (v.getType().isInteger(32))
+      return v;
+    return arith::TruncIOp::create(b, loop.getLoc(), b.getI32Type(), v);
   }
 
   /// Starts the copy of `c`'s tile for the iteration whose induction
