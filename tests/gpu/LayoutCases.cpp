@@ -198,6 +198,36 @@ std::string matmul(const LayoutVariant &v, const norms::Launcher &launch, int64_
   return compare("c", c, want, tol);
 }
 
+/// lookups: y[m, n] = t[c(m, n)] + t[c(m, n ^ 1)], c = bits 20..23 of x's
+/// f32 bits (0 for elements past N); exact in f32.
+std::string lookups(const LayoutVariant &v, const norms::Launcher &launch, int64_t M, int64_t N,
+                    std::mt19937_64 &rng) {
+  auto x = randomVector(size_t(M * N), rng, 4.0f);
+  auto t = randomVector(16, rng, 1.0f);
+  std::vector<int32_t> tableBits(16);
+  std::memcpy(tableBits.data(), t.data(), sizeof(float) * 16);
+  auto y = poisoned(x.size());
+  uint32_t grid = uint32_t(cdiv(M, define(v, "BM")));
+  std::string err = launch({grid, 1, 1},
+                           {ptr(x), Arg::pointer(tableBits.data()), ptr(y), Arg::integer(M),
+                            Arg::integer(N)},
+                           {bytes(x), sizeof(int32_t) * 16, bytes(y), 0, 0});
+  if (!err.empty())
+    return err;
+  auto code = [&](int64_t m, int64_t n) {
+    if (n >= N)
+      return 0;
+    int32_t bits;
+    std::memcpy(&bits, &x[size_t(m * N + n)], sizeof bits);
+    return (bits >> 20) & 15;
+  };
+  std::vector<double> want(y.size()), tol(y.size(), 0.0);
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t n = 0; n < N; ++n)
+      want[size_t(m * N + n)] = double(t[size_t(code(m, n))] + t[size_t(code(m, n ^ 1))]);
+  return compare("y", y, want, tol);
+}
+
 } // namespace
 
 std::string LayoutVariant::name() const {
@@ -238,11 +268,15 @@ std::vector<LayoutVariant> tile::layouts::layoutVariants() {
                     {"BN", std::to_string(bn)},
                     {"BK", std::to_string(bk)}},
                    w});
+  // Gathers from an on-chip table, bitcasts, reshapes around a reduction.
+  for (auto [bm, bn, w] : std::vector<std::array<unsigned, 3>>{
+           {4, 64, 4}, {1, 256, 4}, {16, 32, 8}, {2, 16, 1}})
+    out.push_back({"lookups", {{"BM", std::to_string(bm)}, {"BN", std::to_string(bn)}}, w});
   return out;
 }
 
 std::vector<std::pair<int64_t, int64_t>> tile::layouts::layoutShapes(const LayoutVariant &v) {
-  if (v.kernel == "softmax_rows") {
+  if (v.kernel == "softmax_rows" || v.kernel == "lookups") {
     int64_t bn = define(v, "BN");
     return {{1, 1}, {7, std::min<int64_t>(100, bn)}, {33, bn}, {129, bn - 3}};
   }
@@ -258,7 +292,9 @@ std::string tile::layouts::runLayoutCase(const LayoutVariant &variant,
                                          const norms::Launcher &launch, int64_t M, int64_t N,
                                          uint64_t seed) {
   std::mt19937_64 rng(seed);
-  size_t expected = variant.kernel == "transpose_stats" || variant.kernel == "matmul" ? 6 : 4;
+  size_t expected = variant.kernel == "transpose_stats" || variant.kernel == "matmul" ? 6
+                    : variant.kernel == "lookups"                                    ? 5
+                                                                                     : 4;
   if (params.size() != expected)
     return variant.kernel + ": the build has " + std::to_string(params.size()) +
            " parameters, expected " + std::to_string(expected);
@@ -268,5 +304,7 @@ std::string tile::layouts::runLayoutCase(const LayoutVariant &variant,
     return colSums(variant, launch, M, N, rng);
   if (variant.kernel == "matmul")
     return matmul(variant, launch, M, N + 7, N, rng);
+  if (variant.kernel == "lookups")
+    return lookups(variant, launch, M, N, rng);
   return transposeStats(variant, launch, M, N, rng);
 }
