@@ -44,6 +44,7 @@ import math
 import os
 import re
 import statistics
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -348,6 +349,23 @@ def tq_goals(rep):
     return [{"goal": goal, "target": target, "measured": "; ".join(parts), "status": status}]
 
 
+SASS_OPCODE = re.compile(r"/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P[T0-9]+\s+)?([A-Z][A-Z0-9_]*)")
+# The opcode families the issue's "disassembly is the oracle" asks about: matrix units (mma.sync:
+# HMMA; fp8 mma.sync on sm_89+: QMMA; wgmma: HGMMA/QGMMA), cp.async (LDGSTS), ldmatrix (LDSM),
+# and barriers.
+SASS_FAMILIES = ("HMMA", "QMMA", "HGMMA", "QGMMA", "IMMA", "LDGSTS", "LDSM", "BAR")
+
+
+def parse_sass(text):
+    """cuobjdump -sass output -> {opcode: count} for SASS_FAMILIES (opcode without modifiers)."""
+    counts = {}
+    for m in SASS_OPCODE.finditer(text):
+        op = m.group(1)
+        if op in SASS_FAMILIES:
+            counts[op] = counts.get(op, 0) + 1
+    return counts
+
+
 def parse_aot(text):
     """The AOT example's verdict: its max relative error line ends in '(pass)'."""
     return bool(re.search(r"max relative error .*\(pass\)", text))
@@ -642,6 +660,12 @@ def summary_lines(rep):
     if co.get("triton_cold_ms"):
         L.append(f"Triton rms_norm -> sm_90 cold compile {fmt(co['triton_cold_ms'])} ms, cache hit "
                  f"{fmt(co.get('triton_hit_ms'), 2)} ms (this process)")
+    sa = c.get("sass") or {}
+    if sa:
+        L.append("SASS (cuobjdump -sass of the cubins): " + ("; ".join(
+            f"{k}: " + (", ".join(f"{op} {n}" for op, n in sorted(v.items())) or "none of "
+                        + "/".join(SASS_FAMILIES)) for k, v in sa.items() if k != "error")
+            or sa.get("error", "")))
     L.append(f"timing: {rep.get('method', '-')}")
     return L
 
@@ -806,6 +830,7 @@ class Suite:
                 + (f", checks {r['passed']} passed, {r['failed']} failed" if r and r["passed"] is not None else ""))
         else:
             log("tq-gpu: not in the payload (TurboQuant not measured)")
+        self.sass()
         aot = os.path.join(GPU_DIR, "aot-rms-norm")
         if os.path.exists(aot):
             text = ""
@@ -822,6 +847,24 @@ class Suite:
             self.rep["checks"]["aot_tuned"] = {"ok": rc == 0 and aot_tuned_ok(text), "output": text[-2000:],
                                                "expected": {str(k): v for k, v in AOT_TUNED_EXPECTED.items()}}
             log(text.rstrip())
+
+    def sass(self):
+        """The opcode families of the cubins scripts/gpu-artifacts.sh built (the machine code the
+        driver would run), by cuobjdump -sass on this machine."""
+        folder = os.path.join(GPU_DIR, "sass")
+        tool = shutil.which("cuobjdump") or "/usr/local/cuda/bin/cuobjdump"
+        if not os.path.isdir(folder):
+            return
+        if not os.path.exists(tool):
+            self.rep["checks"]["sass"] = {"error": "no cuobjdump on this machine"}
+            log("sass: no cuobjdump")
+            return
+        out = {}
+        for name in sorted(f for f in os.listdir(folder) if f.endswith(".cubin")):
+            rc, text, _ = self.run([tool, "-sass", os.path.join(folder, name)], 120)
+            out[name[:-len(".cubin")]] = parse_sass(text) if rc == 0 else {"error": text.strip()[-200:]}
+            log(f"sass {name}: {out[name[:-len('.cubin')]]}")
+        self.rep["checks"]["sass"] = out
 
     def launch_overhead(self):
         exe = os.path.join(GPU_DIR, "launch-overhead")
@@ -1357,6 +1400,14 @@ def self_test():
     assert not aot_tuned_ok(tuned.replace("n=70000: BLOCK=256 num_warps=4, 0 wrong elements (pass)",
                                           "n=70000: BLOCK=256 num_warps=4, 3 wrong elements (FAIL)"))
     assert parse_build_info("commit abc\nshort a\ndirty 2\n") == {"commit": "abc", "short": "a", "dirty": "2"}
+    sass = ("        /*0a70*/                   LDGSTS.E.BYPASS.128 [R3], desc[UR4][R4.64], P0 ;\n"
+            "        /*0a80*/                   LDGDEPBAR ;\n"
+            "        /*0b00*/              @!P1 BAR.SYNC.DEFER_BLOCKING 0x0 ;\n"
+            "        /*0c10*/                   HMMA.16816.F32 R8, R12, R16, R8 ;\n"
+            "        /*0c20*/                   QMMA.16832.F32.E4M3.E4M3 R8, R12, R16, R8 ;\n"
+            "        /*0c30*/                   QMMA.16832.F32.E4M3.E4M3 R20, R12, R18, R20 ;\n"
+            "        /*0c40*/                   FFMA R1, R2, R3, R4 ;\n")
+    assert parse_sass(sass) == {"LDGSTS": 1, "BAR": 1, "HMMA": 1, "QMMA": 2}, parse_sass(sass)
     assert rel_iqr([1.0, 1.0, 1.0, 1.0]) == 0.0 and rel_iqr([1.0]) == 0.0
 
     rep = fake_report()

@@ -12,6 +12,7 @@
 #                    fp8_mqa_logits and fp8_paged_mqa_logits builds and
 #                    mqa-gpu; TurboQuant's three kernels and tq-gpu (when
 #                    tests/gpu builds it);
+#                    sass/ (cubins for cuobjdump -sass on the GPU machine);
 #                    compile-times.json (cold and cache-hit compile times,
 #                    measured here) and BUILD_INFO (commit, date)
 #   .carry/anchors/  ../shared/anchors (Triton and PyTorch yardsticks)
@@ -81,6 +82,20 @@ for cfg in 64:1024 64:256 64:512 64:2048 128:1024; do
     -D CHUNK=$chunk --assume q=16 --assume kv_cache=16 \
     -o $out/fp8_paged_mqa_logits.bt$bt.c$chunk.ptx
 done
+# Cubins (ptxas here) of the kernels whose machine code the suite disassembles on the GPU
+# machine (cuobjdump -sass there): mma.sync f16 and fp8, the MQA kernels, cp.async staging,
+# TurboQuant stage 1.
+mkdir -p $out/sass
+$tilec compile tests/gpu/kernels/layouts.tile --kernel matmul -D T=f16 --target=$target \
+  -o $out/sass/matmul.f16.cubin
+$tilec compile tests/gpu/kernels/layouts.tile --kernel matmul -D T=f8e4m3 -D BK=32 --target=$target \
+  -o $out/sass/matmul.f8e4m3.cubin
+$tilec compile kernels/mqa_logits/fp8_mqa_logits.tile --target=$target --assume q=16 \
+  --assume kv=16 -o $out/sass/fp8_mqa_logits.cubin
+$tilec compile kernels/mqa_logits/fp8_mqa_logits_staged.tile --target=$target --assume q=16 \
+  --assume kv=16 -o $out/sass/fp8_mqa_logits_staged.cubin
+$tilec compile kernels/turboquant/turboquant_decode.tile --kernel turboquant_decode_stage1 \
+  --target=$target -o $out/sass/turboquant_decode_stage1.k4v4.cubin
 cp build/tests/gpu/norm-gpu build/tests/gpu/layout-gpu build/tests/gpu/mqa-gpu \
   build/bench/launch-overhead "$out/"
 
