@@ -270,12 +270,23 @@ struct AsyncDrainLowering : GPUPattern<AsyncDrainOp> {
   }
 };
 
-/// Waits for this thread's copy, synchronises (every thread's copy landed,
-/// and every thread is done with the stage the next copy overwrites), then
-/// reads the stage in the result's layout.
+/// Waits for this thread's copies and synchronises: every thread's copy has
+/// landed, and every thread is done with the stage the next copy overwrites.
 struct AsyncWaitLowering : GPUPattern<AsyncWaitOp> {
   using GPUPattern::GPUPattern;
-  LogicalResult matchAndRewrite(AsyncWaitOp op, OpAdaptor adaptor,
+  LogicalResult matchAndRewrite(AsyncWaitOp op, OpAdaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    lowering.target.asyncWait(rewriter, op.getLoc(), op.getPending());
+    lowering.target.barrier(rewriter, op.getLoc());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// Reads a stage in the result's layout, up to 16 bytes a access.
+struct StageReadLowering : GPUPattern<StageReadOp> {
+  using GPUPattern::GPUPattern;
+  LogicalResult matchAndRewrite(StageReadOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     const GPUTargetInfo &target = lowering.target;
@@ -283,8 +294,6 @@ struct AsyncWaitLowering : GPUPattern<AsyncWaitOp> {
     auto layout = getLayout(type);
     Type elem = type.getElementType();
     int64_t eb = byteWidth(elem);
-    target.asyncWait(rewriter, loc, op.getPending());
-    target.barrier(rewriter, loc);
     Value base = threadIndex(rewriter, loc, target, layout);
     int64_t width = std::min(consecutiveRegisters(layout), std::max<int64_t>(1, 16 / eb));
     SmallVector<Value> out;
@@ -477,7 +486,8 @@ struct ConvertTileToGPU : mlir::tileir::impl::ConvertTileToGPUBase<ConvertTileTo
     RewritePatternSet patterns(mctx);
     patterns.add<ProgramIdLowering, NumProgramsLowering, RangeLowering, SplatLowering,
                  AddPtrLowering, PtrCastLowering, LoadLowering, StoreLowering, StageBufferLowering,
-               AsyncCopyLowering, AsyncCommitLowering, AsyncDrainLowering, AsyncWaitLowering>(
+               AsyncCopyLowering, AsyncCommitLowering, AsyncDrainLowering, AsyncWaitLowering,
+               StageReadLowering>(
         converter, mctx, lowering);
     populateLayoutPatterns(converter, patterns, lowering);
     patterns.add<ElementwiseLowering>(converter, mctx);

@@ -92,16 +92,17 @@ Result<Layout> layOut(const std::string &source, const std::string &fileName,
         mlir::cast<mlir::IntegerAttr>(func->getAttr(mlir::tileir::kSharedBytesAttr)).getInt();
     func.walk([&](mlir::Operation *op) {
       auto offset = op->getAttrOfType<mlir::IntegerAttr>(mlir::tileir::kSharedOffsetAttr);
-      if (!offset || mlir::isa<mlir::tileir::AsyncCopyOp, mlir::tileir::AsyncWaitOp>(op))
-        return; // copies and waits address their ring buffer
+      if (!offset || mlir::isa<mlir::tileir::AsyncCopyOp, mlir::tileir::AsyncWaitOp,
+                               mlir::tileir::StageReadOp>(op))
+        return; // copies, waits and reads address their ring buffer
       std::string what;
       if (auto stages = mlir::dyn_cast<mlir::tileir::StageBufferOp>(op)) {
-        auto wait = llvm::find_if(op->getUsers(), [](mlir::Operation *user) {
-          return mlir::isa<mlir::tileir::AsyncWaitOp>(user);
+        auto read = llvm::find_if(op->getUsers(), [](mlir::Operation *user) {
+          return mlir::isa<mlir::tileir::StageReadOp>(user);
         });
         what = std::to_string(stages.getStages()) + " stages of the " +
-               typeText((*wait)->getResult(0).getType()) + " load at " +
-               locationText((*wait)->getLoc());
+               typeText((*read)->getResult(0).getType()) + " load at " +
+               locationText((*read)->getLoc());
       } else {
         bool reduce = op->getName().getStringRef() == "tile.reduce";
         what = std::string(reduce ? "reduction of " : "layout conversion of ") +

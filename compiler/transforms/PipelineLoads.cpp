@@ -3,11 +3,12 @@
 // A loop marked `tile.num_stages` = S (the `num_stages=` of `range`) keeps
 // S - 1 iterations of each eligible load in flight: the tiles go through a
 // ring buffer of S stages in shared memory (LDS). Before the loop, the
-// copies for iterations 0 .. S-2 start; iteration i waits for its own
-// tile, reads it in the layout its user wants, then starts the copy for
-// iteration i + S - 1 into the stage iteration i - 1 just released. Each
-// copy (prologue stage or iteration) closes one group, so a wait may leave
-// (S - 1) * loads - 1 groups in flight.
+// copies for iterations 0 .. S-2 start; iteration i waits for its own tile
+// (the wait's barrier also ends every thread's reads of iteration i - 1),
+// starts the copy for iteration i + S - 1 into the stage iteration i - 1
+// released, and reads its tile where it is used, in the layout the user
+// wants. Each copy (prologue stage or iteration) closes one group, so a
+// wait may leave (S - 1) * loads - 1 groups in flight.
 //
 //===----------------------------------------------------------------------===//
 #include "tile/Dialect/TileDialect.h"
@@ -82,6 +83,20 @@ DistributedLayoutAttr readLayout(LoadOp load) {
   return transposeLayout(getLayout(result), result.getShape());
 }
 
+/// Where to read the staged tile of `load`: before its first user when all
+/// its users are in one block (inside a branch, iterations that take the
+/// other way then read nothing), else where the load was.
+Operation *readPoint(LoadOp load) {
+  Operation *first = nullptr;
+  for (Operation *user : load->getUsers()) {
+    if (first && user->getBlock() != first->getBlock())
+      return load;
+    if (!first || user->isBeforeInBlock(first))
+      first = user;
+  }
+  return first ? first : load.getOperation();
+}
+
 /// Replaces `load` by `value` (read in its own layout or readLayout's),
 /// folding the conversion that readLayout looked through.
 void replaceLoad(LoadOp load, Value value) {
@@ -144,16 +159,15 @@ public:
       for (auto [c, buffer] : llvm::zip(candidates, buffers))
         copy(b, c, buffer, iv, constant(b, k, b.getI32Type()));
     }
-    // Body: wait for this iteration's tile, then start iteration i + S - 1.
+    // Body: wait for this iteration's tile, start iteration i + S - 1, and
+    // read the tile where it is used.
     for (auto [c, buffer] : llvm::zip(candidates, buffers)) {
       b.setInsertionPoint(c.load);
       Value iv = loop.getInductionVar();
       Value n = arith::DivSIOp::create(
           b, loc, arith::SubIOp::create(b, loc, iv, loop.getLowerBound()), loop.getStep());
       Value stage = toI32(b, arith::RemSIOp::create(b, loc, n, constant(b, stages, ivType())));
-      auto type = cast<RankedTensorType>(c.load.getType());
-      Value tile = AsyncWaitOp::create(b, c.load.getLoc(), withLayout(type, readLayout(c.load)),
-                                       buffer, stage, b.getI32IntegerAttr(int32_t(pending)));
+      AsyncWaitOp::create(b, c.load.getLoc(), buffer, b.getI32IntegerAttr(int32_t(pending)));
       Value ahead = arith::AddIOp::create(
           b, loc, iv,
           arith::MulIOp::create(b, loc, loop.getStep(), constant(b, stages - 1, ivType())));
@@ -162,6 +176,10 @@ public:
                  b, loc, arith::AddIOp::create(b, loc, n, constant(b, stages - 1, ivType())),
                  constant(b, stages, ivType())));
       copy(b, c, buffer, ahead, next);
+      auto type = cast<RankedTensorType>(c.load.getType());
+      OpBuilder at(readPoint(c.load));
+      Value tile = StageReadOp::create(at, c.load.getLoc(), withLayout(type, readLayout(c.load)),
+                                       buffer, stage);
       replaceLoad(c.load, tile);
       c.load->erase();
     }

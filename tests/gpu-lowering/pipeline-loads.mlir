@@ -1,9 +1,9 @@
 // tile-pipeline-loads on a loop with num_stages = 3 and two loads: the one
 // whose address comes from the induction variable gets a ring buffer of 3
 // stages (3 x 1 KiB), copies for iterations 0 and 1 before the loop, and in
-// the loop a wait (one group may stay in flight) followed by the copy for
-// iteration i + 2 into stage (i + 2) mod 3, masked past the end; a drain
-// follows the loop. The load through a carried pointer is left alone.
+// the loop a wait (one group may stay in flight), the copy for iteration
+// i + 2 into stage (i + 2) mod 3, masked past the end, and the read of stage
+// i mod 3 before its user; a drain follows the loop. The load through a carried pointer is left alone.
 // Lowered for sm_90a the copies are cp.async (here 4 bytes, .ca: nothing
 // proves the pointers aligned or the mask constant over longer runs; a false
 // mask copies 0 bytes, zero-filling); for gfx942 they are loads and LDS stores.
@@ -24,12 +24,13 @@
 // CHECK:         scf.for %[[IV:.+]] = {{.*}} iter_args
 // CHECK:           %[[N:.+]] = arith.divsi
 // CHECK:           %[[STAGE:.+]] = arith.remsi %[[N]], %c3_i32
-// CHECK:           %[[TILE:.+]] = tile.async_wait %[[BUF]][%[[STAGE]]] {pending = 1 : i32, tile.shared_offset = 0 : i64}
+// CHECK:           tile.async_wait %[[BUF]] {pending = 1 : i32, tile.shared_offset = 0 : i64}
 // CHECK:           %[[AHEAD:.+]] = arith.addi %[[IV]],
 // CHECK:           arith.cmpi slt, %[[AHEAD]], %arg2 : i32
 // CHECK:           tile.async_copy %{{.+}} to %[[BUF]][%{{.+}}], mask
 // CHECK-NEXT:      tile.async_commit
-// CHECK:           arith.addf %{{.+}}, %[[TILE]]
+// CHECK-NEXT:      %[[TILE:.+]] = tile.stage_read %[[BUF]][%[[STAGE]]] {tile.shared_offset = 0 : i64}
+// CHECK-NEXT:      arith.addf %{{.+}}, %[[TILE]]
 // CHECK:           tile.load
 // CHECK:         } {tile.num_stages = 3 : i32}
 // CHECK-NEXT:    tile.async_drain
@@ -39,8 +40,9 @@
 // NVPTX:       scf.for
 // NVPTX:         nvvm.cp.async.wait.group 1
 // NVPTX-NEXT:    nvvm.barrier0
-// NVPTX:         llvm.load {{.*}} : !llvm.ptr<3> -> vector<2xf32>
 // NVPTX:         nvvm.cp.async.shared.global {{.*}}, 4, cache =  ca
+// NVPTX:         nvvm.cp.async.commit.group
+// NVPTX:         llvm.load {{.*}} : !llvm.ptr<3> -> vector<2xf32>
 // NVPTX:       nvvm.cp.async.wait.group 0
 // NVPTX-NEXT:  nvvm.barrier0
 

@@ -53,9 +53,10 @@ def PipelineLoads : Pass<"tile-pipeline-loads", "ModuleOp"> {
     the induction variable and values defined before the loop becomes a
     ring buffer of S tiles (tile.stage_buffer): S - 1 iterations are copied
     ahead of the loop, and each iteration waits for its own tile
-    (tile.async_wait, read in the layout its user wants, so a following
-    layout conversion disappears) and then starts the copy for iteration
-    i + S - 1 (tile.async_copy, masked past the loop's end). Loads whose
+    (tile.async_wait), starts the copy for iteration i + S - 1
+    (tile.async_copy, masked past the loop's end) and reads its tile where it
+    is used (tile.stage_read, inside the branch that uses it, in the layout
+    its user wants, so a following layout conversion disappears). Loads whose
     address depends on other loads or on carried values are left alone.
   }];
   let dependentDialects = ["::mlir::tileir::TileDialect", "::mlir::arith::ArithDialect"];

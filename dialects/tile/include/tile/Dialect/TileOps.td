@@ -182,7 +182,7 @@ def Tile_StageBufferOp : Tile_Op<"stage_buffer"> {
   let description = [{
     Made by tile-pipeline-loads for one load of a loop with `num_stages`:
     stage k holds the tile of iteration i with i mod stages == k. The result
-    names the buffer for tile.async_copy and tile.async_wait; the allocation
+    names the buffer for tile.async_copy, tile.async_wait and tile.stage_read; the allocation
     pass places `bytes` (stages x the tile's bytes) for as long as a loop
     using it runs.
   }];
@@ -196,7 +196,7 @@ def Tile_AsyncCopyOp : Tile_Op<"async_copy", [MemoryEffects<[MemRead, MemWrite]>
   let description = [{
     Elements whose mask is false are zero in the buffer. Each thread copies
     the elements the pointers' layout gives it; the copy is complete for a
-    thread after tile.async_wait, and for all threads after its barrier.
+    thread and, by its barrier, for all threads after tile.async_wait.
   }];
   let arguments = (ins I32:$buffer, I32:$stage, Tile_PtrTile:$ptr,
                        Optional<TensorOf<[I1]>>:$mask);
@@ -220,14 +220,25 @@ def Tile_AsyncDrainOp : Tile_Op<"async_drain", [MemoryEffects<[MemRead, MemWrite
   let assemblyFormat = "attr-dict";
 }
 
-def Tile_AsyncWaitOp : Tile_Op<"async_wait", [MemoryEffects<[MemRead]>]> {
-  let summary = "wait until at most `pending` copy groups are in flight, then read a stage";
+def Tile_AsyncWaitOp : Tile_Op<"async_wait", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "wait until at most `pending` copy groups are in flight, then synchronise";
   let description = [{
-    Waits for this thread's copies (all but the last `pending` groups),
-    synchronises the workgroup, and reads stage `stage` of the buffer in the
-    result's layout, which may differ from the layout the copy wrote in.
+    After it, this thread's copies but the last `pending` groups have landed,
+    and (by the workgroup barrier) every thread's have, and every thread is
+    done reading what it read before it.
   }];
-  let arguments = (ins I32:$buffer, I32:$stage, I32Attr:$pending);
+  let arguments = (ins I32:$buffer, I32Attr:$pending);
+  let assemblyFormat = "$buffer attr-dict";
+}
+
+def Tile_StageReadOp : Tile_Op<"stage_read", [MemoryEffects<[MemRead]>]> {
+  let summary = "read a stage of a ring buffer into registers";
+  let description = [{
+    The tile of stage `stage`, in the result's layout (which may differ from
+    the layout the copy wrote in). Valid after the tile.async_wait that
+    follows the stage's copy.
+  }];
+  let arguments = (ins I32:$buffer, I32:$stage);
   let results = (outs AnyStaticShapeTensor:$result);
   let assemblyFormat = "$buffer `[` $stage `]` attr-dict `:` type($result)";
 }
