@@ -201,6 +201,9 @@ private:
   const GPUTargetInfo &target;
   int64_t warpSize, numWarps, vectorWidth;
   DenseMap<std::pair<Value, Attribute>, Value> converted;
+  /// Inside a trial (computedLayouts), nested loops keep their initial
+  /// layouts: trials within trials would cost 2^depth layouts of the body.
+  bool inTrial = false;
 };
 
 LogicalResult Assigner::visit(Operation *op) {
@@ -323,7 +326,9 @@ LogicalResult Assigner::visitFor(scf::ForOp op) {
   }
   // The others are carried in the layout the body computes them in, so
   // that no iteration converts them at its end and back at the next start.
-  SmallVector<DistributedLayoutAttr> computed = computedLayouts(op, carried);
+  SmallVector<DistributedLayoutAttr> computed;
+  if (!inTrial)
+    computed = computedLayouts(op, carried);
   for (auto [i, layout] : llvm::enumerate(computed))
     if (layout && carried[i] && !fixed[i])
       carried[i] = layout;
@@ -355,7 +360,9 @@ Assigner::computedLayouts(scf::ForOp op, ArrayRef<DistributedLayoutAttr> carried
   LogicalResult ok = failure();
   {
     ScopedDiagnosticHandler quiet(ctx, [](Diagnostic &) { return success(); });
+    inTrial = true;
     ok = run(*trial.getBody());
+    inTrial = false;
   }
   SmallVector<DistributedLayoutAttr> layouts;
   if (succeeded(ok))

@@ -60,6 +60,11 @@ KINDS = {
     # Calls: a chain n functions deep, and 2^n calls from n functions.
     "call-chain": (100, lambda n: inline_chain(n, lambda i: "  return f%d(v) * 2.0;\n" % (i - 1))),
     "fan-out": (60, fan_out),
+    # n nested loops carrying a tile, for the GPU lowering (layout trials per loop).
+    "gpu-fors": (200, lambda n: "kernel k(x: ptr<f32>, n: i32) {\n  let r = arange(0, 128);\n"
+                 "  let acc = zeros([128], f32);\n"
+                 + "".join("for i%d in range(0, n) {\n" % i for i in range(n))
+                 + "acc = acc + load(x + r);\n" + "}\n" * n + "  store(x + r, acc);\n}\n"),
     # A compile-time value doubled n times.
     "doubling": (64, lambda n: HEAD + "  let a = 1;\n" + "  a = a * 2;\n" * n + "}\n"),
     # About n bytes (10 MB), the diagnostic at the end.
