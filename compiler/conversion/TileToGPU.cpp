@@ -259,17 +259,6 @@ struct AsyncCommitLowering : GPUPattern<AsyncCommitOp> {
   }
 };
 
-struct AsyncDrainLowering : GPUPattern<AsyncDrainOp> {
-  using GPUPattern::GPUPattern;
-  LogicalResult matchAndRewrite(AsyncDrainOp op, OpAdaptor,
-                                ConversionPatternRewriter &rewriter) const override {
-    lowering.target.asyncWait(rewriter, op.getLoc(), 0);
-    lowering.target.barrier(rewriter, op.getLoc());
-    rewriter.eraseOp(op);
-    return success();
-  }
-};
-
 /// Waits for this thread's copies and synchronises: every thread's copy has
 /// landed, and every thread is done with the stage the next copy overwrites.
 struct AsyncWaitLowering : GPUPattern<AsyncWaitOp> {
@@ -486,7 +475,7 @@ struct ConvertTileToGPU : mlir::tileir::impl::ConvertTileToGPUBase<ConvertTileTo
     RewritePatternSet patterns(mctx);
     patterns.add<ProgramIdLowering, NumProgramsLowering, RangeLowering, SplatLowering,
                  AddPtrLowering, PtrCastLowering, LoadLowering, StoreLowering, StageBufferLowering,
-               AsyncCopyLowering, AsyncCommitLowering, AsyncDrainLowering, AsyncWaitLowering,
+               AsyncCopyLowering, AsyncCommitLowering, AsyncWaitLowering,
                StageReadLowering>(
         converter, mctx, lowering);
     populateLayoutPatterns(converter, patterns, lowering);

@@ -184,7 +184,7 @@ public:
       c.load->erase();
     }
     b.setInsertionPointAfter(loop);
-    AsyncDrainOp::create(b, loc);
+    AsyncWaitOp::create(b, loc, buffers.front(), b.getI32IntegerAttr(0));
   }
 
 private:

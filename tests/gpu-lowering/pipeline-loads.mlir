@@ -3,7 +3,8 @@
 // stages (3 x 1 KiB), copies for iterations 0 and 1 before the loop, and in
 // the loop a wait (one group may stay in flight), the copy for iteration
 // i + 2 into stage (i + 2) mod 3, masked past the end, and the read of stage
-// i mod 3 before its user; a drain follows the loop. The load through a carried pointer is left alone.
+// i mod 3 before its user; a wait for every group (pending 0) follows the
+// loop. The load through a carried pointer is left alone.
 // Lowered for sm_90a the copies are cp.async (here 4 bytes, .ca: nothing
 // proves the pointers aligned or the mask constant over longer runs; a false
 // mask copies 0 bytes, zero-filling); for gfx942 they are loads and LDS stores.
@@ -33,7 +34,7 @@
 // CHECK-NEXT:      arith.addf %{{.+}}, %[[TILE]]
 // CHECK:           tile.load
 // CHECK:         } {tile.num_stages = 3 : i32}
-// CHECK-NEXT:    tile.async_drain
+// CHECK-NEXT:    tile.async_wait %[[BUF]] {pending = 0 : i32, tile.shared_offset = 0 : i64}
 
 // NVPTX:       nvvm.cp.async.shared.global {{.*}}, 4, cache =  ca
 // NVPTX:       nvvm.cp.async.commit.group

@@ -210,22 +210,14 @@ def Tile_AsyncCommitOp : Tile_Op<"async_commit", [MemoryEffects<[MemWrite]>]> {
   let assemblyFormat = "attr-dict";
 }
 
-def Tile_AsyncDrainOp : Tile_Op<"async_drain", [MemoryEffects<[MemRead, MemWrite]>]> {
-  let summary = "wait for every copy in flight and synchronise the workgroup";
-  let description = [{
-    After a pipelined loop: copies started for iterations past its end (masked
-    off, they only write zeros) must land before the buffer's bytes serve
-    other buffers.
-  }];
-  let assemblyFormat = "attr-dict";
-}
-
 def Tile_AsyncWaitOp : Tile_Op<"async_wait", [MemoryEffects<[MemRead, MemWrite]>]> {
   let summary = "wait until at most `pending` copy groups are in flight, then synchronise";
   let description = [{
     After it, this thread's copies but the last `pending` groups have landed,
     and (by the workgroup barrier) every thread's have, and every thread is
-    done reading what it read before it.
+    done reading what it read before it. With `pending` = 0 after a pipelined
+    loop, the copies started for iterations past its end (masked off, they
+    only write zeros) land before the buffer's bytes serve other buffers.
   }];
   let arguments = (ins I32:$buffer, I32Attr:$pending);
   let assemblyFormat = "$buffer attr-dict";
