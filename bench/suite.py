@@ -735,6 +735,13 @@ class Suite:
             return "timeout", text + f"\n[killed after {timeout} s]\n", time.time() - t0
         return p.returncode, p.stdout + p.stderr, time.time() - t0
 
+    def run_check(self, name, cmd):
+        """Runs a check program (300 s at most) and appends its output to check.log."""
+        rc, text, secs = self.run(cmd, 300)
+        with open(self.out("check.log"), "a") as f:
+            f.write(f"\n==== {name} (exit {rc})\n{text}")
+        return rc, text, secs
+
     # ---- 1. payload ----------------------------------------------------------------------------
     def unpack(self):
         if os.path.exists(PAYLOAD):
@@ -788,44 +795,35 @@ class Suite:
             + (f" ERROR {error}" if error else ""))
         layout = os.path.join(GPU_DIR, "layout-gpu")
         if os.path.exists(layout):
-            t0 = time.time()
-            rc, text, _ = self.run([layout, os.path.join(GPU_DIR, "layouts")], 300)
+            rc, text, secs = self.run_check("layout-gpu", [layout, os.path.join(GPU_DIR, "layouts")])
             r = parse_layout_gpu(text)
             self.rep["checks"]["layout_gpu"] = {"passed": r[0] if r else "?", "failed": r[1] if r else "?",
                                                 "ok": rc == 0 and bool(r) and r[1] == 0 and r[0] > 0,
-                                                "wall_s": round(time.time() - t0, 1)}
-            with open(self.out("check.log"), "a") as f:
-                f.write(f"\n==== layout-gpu (exit {rc})\n{text}")
+                                                "wall_s": round(secs, 1)}
             log(f"layout-gpu checks: {r[0] if r else '?'} passed, {r[1] if r else '?'} failed (exit {rc})")
         mqa = os.path.join(GPU_DIR, "mqa-gpu")
         if os.path.exists(mqa):
-            t0 = time.time()
-            rc, text, _ = self.run([mqa, GPU_DIR], 300)
+            rc, text, secs = self.run_check("mqa-gpu", [mqa, GPU_DIR])
             r = parse_mqa_gpu(text)
             self.rep["checks"]["mqa_gpu"] = {
                 "passed": r["passed"] if r else "?", "failed": r["failed"] if r else "?",
                 "rows": r["rows"] if r else [], "paged_rows": r["paged_rows"] if r else [],
-                "wall_s": round(time.time() - t0, 1),
+                "wall_s": round(secs, 1),
                 "ok": rc == 0 and bool(r) and r["failed"] == 0 and r["passed"] > 0}
-            with open(self.out("check.log"), "a") as f:
-                f.write(f"\n==== mqa-gpu (exit {rc})\n{text}")
             log(f"mqa-gpu checks: {r['passed'] if r else '?'} passed, {r['failed'] if r else '?'} failed (exit {rc})")
             for p in paged_rows(self.rep):  # the fastest build per shape (all of them in check.log)
                 log(f"  paged B={p['B']} next_n={p['next_n']} ctx={p['ctx']} {p['build']}: {p['us']:.1f} us "
                     f"{p['tflops']:.1f} TFLOP/s {p['gbps']:.0f} GB/s")
         tq = os.path.join(GPU_DIR, "tq-gpu")
         if os.path.exists(tq):
-            t0 = time.time()
-            rc, text, _ = self.run([tq, GPU_DIR], 300)
+            rc, text, secs = self.run_check("tq-gpu", [tq, GPU_DIR])
             r = parse_tq_gpu(text)
             self.rep["checks"]["tq_gpu"] = {
                 "passed": r["passed"] if r else "?", "failed": r["failed"] if r else "?",
                 "rows": r["rows"] if r else [], "bad_lines": r["bad_lines"] if r else [],
-                "exit_code": rc, "wall_s": round(time.time() - t0, 1),
+                "exit_code": rc, "wall_s": round(secs, 1),
                 # the verdict: exit 0, its own count when it prints one, and no unreadable row
                 "ok": rc == 0 and bool(r) and not r["bad_lines"] and (r["failed"] in (None, 0))}
-            with open(self.out("check.log"), "a") as f:
-                f.write(f"\n==== tq-gpu (exit {rc})\n{text}")
             log(f"tq-gpu: exit {rc}, {len(r['rows']) if r else 0} timing rows"
                 + (f", checks {r['passed']} passed, {r['failed']} failed" if r and r["passed"] is not None else ""))
         else:
