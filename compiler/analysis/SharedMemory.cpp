@@ -21,6 +21,8 @@ int64_t mlir::tileir::sharedScratchBytes(Operation *op) {
     auto type = cast<RankedTensorType>(convert.getType());
     return type.getNumElements() * sharedElementBytes(type);
   }
+  if (auto staging = op->getAttrOfType<DenseI64ArrayAttr>(kDotStagingAttr))
+    return staging[0];
   if (auto stages = dyn_cast<StageBufferOp>(op))
     return stages.getBytes();
   if (auto gather = dyn_cast<GatherOp>(op))
@@ -38,4 +40,12 @@ int64_t mlir::tileir::sharedScratchBytes(Operation *op) {
     return type.getNumElements() / type.getDimSize(int32_t(reduce.getAxis())) * warps * 4;
   }
   return 0;
+}
+
+int64_t mlir::tileir::sharedAlignment(Operation *op) {
+  if (auto staging = op->getAttrOfType<DenseI64ArrayAttr>(kDotStagingAttr))
+    return staging[1];
+  if (auto stages = dyn_cast<StageBufferOp>(op); stages && stages.getSwizzled())
+    return 1024; // the swizzle repeats every 8 rows of 128 bytes
+  return 16;
 }

@@ -192,12 +192,19 @@ struct StageBufferLowering : GPUPattern<StageBufferOp> {
   }
 };
 
-/// The shared address of element `index` of stage `stage` of `op`'s buffer.
+/// The shared address of element `index` of stage `stage` of `op`'s buffer
+/// (`buffer`'s copy, wait or read).
 Value stageAddress(OpBuilder &b, Location loc, const GPUTargetInfo &target, Operation *op,
-                   Value stage, int64_t stageBytes, Value index, int64_t elemBytes) {
+                   Value buffer, Value stage, int64_t stageBytes, Value index,
+                   int64_t elemBytes) {
+  Value byte = arith::MulIOp::create(b, loc, index, i32Const(b, loc, elemBytes));
+  if (buffer.getDefiningOp<StageBufferOp>().getSwizzled()) // chunk ^= row % 8
+    byte = arith::XOrIOp::create(
+        b, loc, byte,
+        arith::AndIOp::create(b, loc, arith::ShRUIOp::create(b, loc, byte, i32Const(b, loc, 3)),
+                              i32Const(b, loc, 0x70)));
   Value offset = arith::AddIOp::create(
-      b, loc, arith::MulIOp::create(b, loc, stage, i32Const(b, loc, stageBytes)),
-      arith::MulIOp::create(b, loc, index, i32Const(b, loc, elemBytes)));
+      b, loc, arith::MulIOp::create(b, loc, stage, i32Const(b, loc, stageBytes)), byte);
   return sharedAddress(b, loc, target, op, offset);
 }
 
@@ -226,7 +233,7 @@ struct AsyncCopyLowering : GPUPattern<AsyncCopyOp> {
     for (int64_t r = 0; r < layout.getNumRegisters(); r += width) {
       Value index = arith::OrIOp::create(rewriter, loc, base,
                                          i32Const(rewriter, loc, layout.registerIndex(r)));
-      Value dst = stageAddress(rewriter, loc, target, op, adaptor.getStage(),
+      Value dst = stageAddress(rewriter, loc, target, op, op.getBuffer(), adaptor.getStage(),
                                tileType.getNumElements() * eb, index, eb);
       Value src = LLVM::IntToPtrOp::create(rewriter, loc, globalPtr, ptrs[r]);
       Value pred = masks.empty() ? always : masks[r];
@@ -266,6 +273,8 @@ struct AsyncWaitLowering : GPUPattern<AsyncWaitOp> {
   LogicalResult matchAndRewrite(AsyncWaitOp op, OpAdaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     lowering.target.asyncWait(rewriter, op.getLoc(), op.getPending());
+    if (op.getBuffer().getDefiningOp<StageBufferOp>().getSwizzled())
+      lowering.target.matrixReadFence(rewriter, op.getLoc()); // a dot reads the stage
     lowering.target.barrier(rewriter, op.getLoc());
     rewriter.eraseOp(op);
     return success();
@@ -289,7 +298,7 @@ struct StageReadLowering : GPUPattern<StageReadOp> {
     for (int64_t r = 0; r < layout.getNumRegisters(); r += width) {
       Value index = arith::OrIOp::create(rewriter, loc, base,
                                          i32Const(rewriter, loc, layout.registerIndex(r)));
-      Value ptr = stageAddress(rewriter, loc, target, op, adaptor.getStage(),
+      Value ptr = stageAddress(rewriter, loc, target, op, op.getBuffer(), adaptor.getStage(),
                                type.getNumElements() * eb, index, eb);
       Value raw = LLVM::LoadOp::create(rewriter, loc, memoryType(elem, width), ptr, width * eb);
       llvm::append_range(out, fromMemory(rewriter, loc, raw, elem, width));
@@ -453,9 +462,10 @@ struct ConvertTileToGPU : mlir::tileir::impl::ConvertTileToGPUBase<ConvertTileTo
       ModuleOp module = func->getParentOfType<ModuleOp>();
       OpBuilder b(module.getBodyRegion());
       auto arrayType = LLVM::LLVMArrayType::get(b.getI8Type(), bytes.getInt());
+      auto alignment = func->getAttrOfType<IntegerAttr>(kSharedAlignmentAttr);
       LLVM::GlobalOp::create(b, module.getLoc(), arrayType, /*isConstant=*/false,
                              LLVM::Linkage::Internal, kSharedArray, Attribute(),
-                             /*alignment=*/16, target.sharedAddressSpace());
+                             alignment ? alignment.getInt() : 16, target.sharedAddressSpace());
     }
 
     GPUTypeConverter converter;

@@ -277,10 +277,25 @@ struct DotLowering : GPUPattern<DotOp> {
     Location loc = op.getLoc();
     auto a = op.getA().getType(), b = op.getB().getType();
     DotLayouts layouts{getLayout(a), getLayout(b), getLayout(op.getType())};
+    Value shared;
+    bool bInShared = op->hasAttr(kDotReadsStageAttr);
+    if (bInShared) {
+      // B = trans(stage_read): the stage itself (its buffer is swizzled).
+      auto read = op.getB().getDefiningOp<TransOp>().getSrc().getDefiningOp<StageReadOp>();
+      Value stage = rewriter.getRemappedValue(read.getStage());
+      int64_t bytes = b.getNumElements() * sharedElementBytes(b);
+      shared = sharedAddress(rewriter, loc, lowering.target, read,
+                             arith::MulIOp::create(rewriter, loc, stage,
+                                                   i32Const(rewriter, loc, bytes)));
+    } else if (op->hasAttr(kDotStagingAttr)) {
+      if (!op->hasAttr(kSharedOffsetAttr))
+        return rewriter.notifyMatchFailure(op, "no shared memory allocated");
+      shared = sharedAddress(rewriter, loc, lowering.target, op, i32Const(rewriter, loc, 0));
+    }
     SmallVector<Value> acc = lowering.target.lowerDot(
         rewriter, loc, a.getElementType(), a.getDimSize(0), b.getDimSize(1), a.getDimSize(1),
         layouts, unpack(rewriter, loc, adaptor.getA()), unpack(rewriter, loc, adaptor.getB()),
-        unpack(rewriter, loc, adaptor.getAcc()));
+        unpack(rewriter, loc, adaptor.getAcc()), shared, bInShared);
     rewriter.replaceOp(op, pack(rewriter, loc, getTypeConverter()->convertType(op.getType()), acc));
     return success();
   }

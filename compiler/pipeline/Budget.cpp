@@ -103,9 +103,14 @@ Result<Layout> layOut(const std::string &source, const std::string &fileName,
         what = std::to_string(stages.getStages()) + " stages of the " +
                typeText((*read)->getResult(0).getType()) + " load at " +
                locationText((*read)->getLoc());
+      } else if (mlir::isa<mlir::tileir::DotOp>(op)) {
+        what = "dot operand B " + typeText(op->getOperand(1).getType()) +
+               " staged for the matrix unit at " + locationText(op->getLoc());
       } else {
-        bool reduce = op->getName().getStringRef() == "tile.reduce";
-        what = std::string(reduce ? "reduction of " : "layout conversion of ") +
+        llvm::StringRef name = op->getName().getStringRef();
+        what = std::string(name == "tile.reduce"   ? "reduction of "
+                           : name == "tile.gather" ? "gather table "
+                                                   : "layout conversion of ") +
                typeText(op->getOperand(0).getType()) + " at " + locationText(op->getLoc());
       }
       layout.buffers.push_back(

@@ -6,8 +6,8 @@
 // (tile.stage_buffer) lives from its definition to the end of the last loop
 // that uses it. Buffers whose
 // lifetimes do not overlap share bytes: buffers are placed largest first at
-// the lowest 16-byte-aligned offset free of every buffer live at the same
-// time. The offsets go on the ops, the kernel's total on the kernel.
+// the lowest offset, aligned as the buffer asks (16 bytes by default), free
+// of every buffer live at the same time. The offsets go on the ops, the kernel's total on the kernel.
 //
 //===----------------------------------------------------------------------===//
 #include "tile/Analysis/SharedMemory.h"
@@ -26,11 +26,9 @@ using namespace mlir::tileir;
 
 namespace {
 
-constexpr int64_t kAlignment = 16;
-
 struct Buffer {
   Operation *op;
-  int64_t bytes;
+  int64_t bytes, alignment;
   int64_t start, end; // live over ops [start, end] in program order
   int64_t offset = 0;
 };
@@ -55,7 +53,7 @@ int64_t allocate(MutableArrayRef<Buffer> buffers) {
     for (auto [begin, end] : taken) {
       if (offset + buffer->bytes <= begin)
         break;
-      offset = std::max<int64_t>(offset, llvm::alignTo(end, kAlignment));
+      offset = std::max<int64_t>(offset, llvm::alignTo(end, buffer->alignment));
     }
     buffer->offset = offset;
     placed.push_back(buffer);
@@ -77,7 +75,7 @@ struct AllocateShared : mlir::tileir::impl::AllocateSharedBase<AllocateShared> {
       func.walk<WalkOrder::PreOrder>([&](Operation *op) {
         positions[op] = ++position;
         if (int64_t bytes = sharedScratchBytes(op))
-          buffers.push_back({op, bytes, position, position});
+          buffers.push_back({op, bytes, sharedAlignment(op), position, position});
       });
       for (Buffer &b : buffers) {
         if (!isa<StageBufferOp>(b.op))
@@ -99,6 +97,11 @@ struct AllocateShared : mlir::tileir::impl::AllocateSharedBase<AllocateShared> {
             user->setAttr(kSharedOffsetAttr, IntegerAttr::get(i64, b.offset));
       }
       func->setAttr(kSharedBytesAttr, IntegerAttr::get(i64, total));
+      int64_t alignment = 16;
+      for (const Buffer &b : buffers)
+        alignment = std::max(alignment, b.alignment);
+      if (alignment > 16)
+        func->setAttr(kSharedAlignmentAttr, IntegerAttr::get(i64, alignment));
     }
   }
 };

@@ -8,6 +8,7 @@
 // in the needed layout and anything else goes through tile.convert_layout.
 //
 //===----------------------------------------------------------------------===//
+#include "tile/Analysis/SharedMemory.h"
 #include "tile/Dialect/TileLayout.h"
 #include "tile/Target/GPUTarget.h"
 #include "tile/Transforms/Passes.h"
@@ -270,7 +271,11 @@ LogicalResult Assigner::visit(Operation *op) {
     if (failed(layouts))
       return failure();
     dot.getAMutable().assign(convertTo(dot.getA(), cast<DistributedLayoutAttr>(layouts->a)));
-    dot.getBMutable().assign(convertTo(dot.getB(), cast<DistributedLayoutAttr>(layouts->b)));
+    if (layouts->b)
+      dot.getBMutable().assign(convertTo(dot.getB(), cast<DistributedLayoutAttr>(layouts->b)));
+    if (layouts->sharedBytes)
+      dot->setAttr(kDotStagingAttr, DenseI64ArrayAttr::get(ctx, {layouts->sharedBytes,
+                                                                 layouts->sharedAlignment}));
     auto acc = cast<DistributedLayoutAttr>(layouts->acc);
     dot.getAccMutable().assign(convertTo(dot.getAcc(), acc));
     return assign(op, dot.getResult(), acc);

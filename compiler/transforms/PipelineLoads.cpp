@@ -8,9 +8,13 @@
 // starts the copy for iteration i + S - 1 into the stage iteration i - 1
 // released, and reads its tile where it is used, in the layout the user
 // wants. Each copy (prologue stage or iteration) closes one group, so a
-// wait may leave (S - 1) * loads - 1 groups in flight.
+// wait may leave (S - 1) * loads - 1 groups in flight. A tile of 128-byte
+// rows whose only use is trans(tile) as the B operand of a dot the target
+// stages through shared memory (SharedMemory.h) goes into a swizzled
+// buffer, in the layout the dot reads, and the dot reads the stage itself.
 //
 //===----------------------------------------------------------------------===//
+#include "tile/Analysis/SharedMemory.h"
 #include "tile/Dialect/TileDialect.h"
 #include "tile/Dialect/TileLayout.h"
 #include "tile/Transforms/Passes.h"
@@ -83,6 +87,23 @@ DistributedLayoutAttr readLayout(LoadOp load) {
   return transposeLayout(getLayout(result), result.getShape());
 }
 
+/// The dot that can read `load`'s tile from its stage: the one whose B
+/// operand, staged by the target through shared memory, is the transpose of
+/// the tile, rows of 128 bytes, and nothing else uses it.
+DotOp stageReadingDot(LoadOp load) {
+  auto type = cast<RankedTensorType>(load.getType());
+  if (type.getRank() != 2 || !load->hasOneUse() ||
+      type.getDimSize(1) * type.getElementTypeBitWidth() != 128 * 8)
+    return {};
+  auto trans = dyn_cast<TransOp>(*load->getUsers().begin());
+  if (!trans || !trans->hasOneUse())
+    return {};
+  auto dot = dyn_cast<DotOp>(*trans->getUsers().begin());
+  if (!dot || dot.getB() != trans.getResult() || !dot->hasAttr(kDotStagingAttr))
+    return {};
+  return dot;
+}
+
 /// Where to read the staged tile of `load`: before its first user when all
 /// its users are in one block (inside a branch, iterations that take the
 /// other way then read nothing), else where the load was.
@@ -148,8 +169,14 @@ public:
       auto type = cast<RankedTensorType>(c.load.getType());
       int64_t bytes = type.getNumElements() *
                       std::max<int64_t>(1, type.getElementTypeBitWidth() / 8) * stages;
+      DotOp dot = stageReadingDot(c.load);
+      if (dot) {
+        dot->removeAttr(kDotStagingAttr);
+        dot->setAttr(kDotReadsStageAttr, b.getUnitAttr());
+      }
       buffers.push_back(StageBufferOp::create(b, loc, b.getI64IntegerAttr(bytes),
-                                              b.getI32IntegerAttr(int32_t(stages))));
+                                              b.getI32IntegerAttr(int32_t(stages)),
+                                              dot ? b.getUnitAttr() : UnitAttr()));
     }
     // Prologue: iterations 0 .. S-2 into stages 0 .. S-2.
     for (int64_t k = 0; k + 1 < stages; ++k) {

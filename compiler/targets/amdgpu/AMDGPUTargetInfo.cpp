@@ -135,7 +135,8 @@ public:
 
   SmallVector<Value> lowerDot(OpBuilder &b, Location loc, Type elem, int64_t m, int64_t n,
                               int64_t k, const DotLayouts &layouts, ArrayRef<Value> a,
-                              ArrayRef<Value> bRegs, ArrayRef<Value> acc) const override {
+                              ArrayRef<Value> bRegs, ArrayRef<Value> acc, Value,
+                              bool) const override {
     auto la = cast<DistributedLayoutAttr>(layouts.a), lb = cast<DistributedLayoutAttr>(layouts.b),
          lc = cast<DistributedLayoutAttr>(layouts.acc);
     auto [wm, wn] = resultWarps(lc, n);

@@ -1,7 +1,7 @@
 //===- NVPTXTargetInfo.cpp - NVVM builders for the GPU lowering -----------===//
 #include "NVPTXTarget.h"
 
-#include "../MatrixLayouts.h"
+#include "NVPTXMatrix.h"
 
 #include "tile/Dialect/TileDialect.h"
 
@@ -54,7 +54,8 @@ public:
                                 NVVM::ShflKind::bfly, UnitAttr());
   }
   void barrier(OpBuilder &b, Location loc) const override { NVVM::Barrier0Op::create(b, loc); }
-  // dot on mma.sync: m16n8k16 for f16/bf16 and m16n8k32 for fp8 (sm_89+),
+  // dot on sm_90a: wgmma where it fits (NVPTXMatrix.h), else, and on the
+  // other chips, mma.sync: m16n8k16 for f16/bf16 and m16n8k32 for fp8 (sm_89+),
   // f32 accumulate, warps tiling the result rows first. Fragments (PTX ISA,
   // "Matrix fragments for mma.m16n8k16 / m16n8k32"), lane l = 4 g + t:
   // 16-bit A element i: row g + 8 bit1(i), column 2t + bit0(i) + 8 bit2(i);
@@ -70,6 +71,8 @@ public:
              "which sm_80 lacks: use sm_89 or newer";
     if (!fp8 && !isa<Float16Type, BFloat16Type>(elem))
       return "dot of " + typeName(elem) + " is not supported on " + chip.name;
+    if (chip.name == "sm_90a" && nvptx::wgmmaLayouts(ctx, elem, m, n, k, numWarps, out))
+      return "";
     int64_t ik = fp8 ? 32 : 16;
     if (m % 16 || n % 8 || k % ik)
       return "dot on " + chip.name + " needs M a multiple of 16, N of 8 and K of " +
@@ -78,21 +81,23 @@ public:
     // Fragment bits: column (false) or row (true) bit of the instruction tile.
     FragmentBit r0{true, 0}, r1{true, 1}, r2{true, 2}, r3{true, 3}, r4{true, 4};
     FragmentBit c0{false, 0}, c1{false, 1}, c2{false, 2}, c3{false, 3}, c4{false, 4};
-    MatrixInstruction inst{16, 8, ik, {}, {}, {{c0, r3}, {c1, c2, r0, r1, r2}}};
-    if (fp8) {
-      inst.a = {{c0, c1, r3, c4}, {c2, c3, r0, r1, r2}};
+    MatrixInstruction inst{16, 8, ik, nvptx::mmaAFragment(fp8), {},
+                           {{c0, r3}, {c1, c2, r0, r1, r2}}};
+    if (fp8)
       inst.b = {{r0, r1, r4}, {r2, r3, c0, c1, c2}};
-    } else {
-      inst.a = {{c0, r3, c3}, {c1, c2, r0, r1, r2}};
+    else
       inst.b = {{r0, r3}, {r1, r2, c0, c1, c2}};
-    }
     out = buildDotLayouts(ctx, inst, m, n, k, numWarps);
     return "";
   }
 
   SmallVector<Value> lowerDot(OpBuilder &b, Location loc, Type elem, int64_t m, int64_t n,
                               int64_t k, const DotLayouts &layouts, ArrayRef<Value> a,
-                              ArrayRef<Value> bRegs, ArrayRef<Value> acc) const override {
+                              ArrayRef<Value> bRegs, ArrayRef<Value> acc,
+                              Value shared, bool bInShared) const override {
+    if (shared)
+      return nvptx::lowerWgmma(b, loc, elem, m, n, k, layouts, a, bRegs, acc, shared,
+                               bInShared, threadId(b, loc));
     auto la = cast<DistributedLayoutAttr>(layouts.a), lb = cast<DistributedLayoutAttr>(layouts.b),
          lc = cast<DistributedLayoutAttr>(layouts.acc);
     auto [wm, wn] = resultWarps(lc, n);
@@ -100,30 +105,13 @@ public:
     bool fp8 = isa<Float8E4M3FNType, Float8E5M2Type>(elem);
     bool bf16 = isa<BFloat16Type>(elem);
     int64_t ik = fp8 ? 32 : 16, per = fp8 ? 4 : 2; // elements per 32-bit operand register
-    // `per` consecutive fragment elements as one operand register.
-    auto word = [&](ArrayRef<Value> elems) -> Value {
-      if (!fp8) {
-        Value v = vector::FromElementsOp::create(b, loc, VectorType::get({2}, elem), elems);
-        return bf16 ? Value(LLVM::BitcastOp::create(b, loc, b.getI32Type(), v)) : v;
-      }
-      SmallVector<Value> bytes;
-      for (Value e : elems)
-        bytes.push_back(arith::BitcastOp::create(b, loc, b.getI8Type(), e));
-      Value v = vector::FromElementsOp::create(b, loc, VectorType::get({4}, b.getI8Type()), bytes);
-      return LLVM::BitcastOp::create(b, loc, b.getI32Type(), v);
-    };
+    auto word = [&](ArrayRef<Value> elems) { return nvptx::operandWord(b, loc, elem, elems); };
     Type f32 = b.getF32Type();
     Type resultType = LLVM::LLVMStructType::getLiteral(b.getContext(), {f32, f32, f32, f32});
     auto ptxType = fp8 ? (isa<Float8E4M3FNType>(elem) ? NVVM::MMATypes::e4m3
                                                       : NVVM::MMATypes::e5m2)
                        : bf16 ? NVVM::MMATypes::bf16
                               : NVVM::MMATypes::f16;
-    // Row (m or k) and column offsets of fragment element i within one instruction.
-    auto aElement = [&](int64_t i) -> std::pair<int64_t, int64_t> {
-      if (fp8)
-        return {8 * ((i >> 2) & 1), (i & 3) + 16 * ((i >> 3) & 1)};
-      return {8 * ((i >> 1) & 1), (i & 1) + 8 * ((i >> 2) & 1)};
-    };
     auto bRow = [&](int64_t i) {
       return fp8 ? (i & 3) + 16 * ((i >> 2) & 1) : (i & 1) + 8 * ((i >> 1) & 1);
     };
@@ -137,7 +125,7 @@ public:
         for (int64_t kr = 0; kr < k / ik; ++kr) {
           SmallVector<Value> av, bv, opA, opB;
           for (int64_t i = 0; i < 4 * per; ++i) {
-            auto [dm, dk] = aElement(i);
+            auto [dm, dk] = nvptx::mmaAElement(fp8, i);
             av.push_back(a[la.registerOf(((mr * 16 * wm + dm) << lk) | (kr * ik + dk))]);
           }
           for (int64_t i = 0; i < 2 * per; ++i)
@@ -182,6 +170,9 @@ public:
     NVVM::CpAsyncOp::create(b, loc, dst, src, b.getI32IntegerAttr(int32_t(bytes)),
                             NVVM::LoadCacheModifierKindAttr::get(b.getContext(), modifier), size);
     return true;
+  }
+  void matrixReadFence(OpBuilder &b, Location loc) const override {
+    nvptx::asyncProxyFence(b, loc);
   }
   void asyncCommit(OpBuilder &b, Location loc) const override {
     NVVM::CpAsyncCommitGroupOp::create(b, loc);

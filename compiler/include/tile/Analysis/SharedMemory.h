@@ -20,10 +20,24 @@ int64_t sharedElementBytes(Type type);
 /// op's operands and results must carry #tile.dist layouts.
 int64_t sharedScratchBytes(Operation *op);
 
+/// The alignment, in bytes, of `op`'s shared memory (16 unless the op asks
+/// for more).
+int64_t sharedAlignment(Operation *op);
+
 /// The attribute holding an op's byte offset into the kernel's shared memory.
 inline constexpr llvm::StringLiteral kSharedOffsetAttr = "tile.shared_offset";
+/// The attribute of a dot whose B operand the target stages through shared
+/// memory: [bytes, alignment] (layout assignment sets it from DotLayouts).
+inline constexpr llvm::StringLiteral kDotStagingAttr = "tile.dot_staging";
+/// The attribute of a dot that reads its B operand, trans(stage_read of a
+/// swizzled ring buffer), from the stage itself (set by tile-pipeline-loads
+/// on a dot that had kDotStagingAttr).
+inline constexpr llvm::StringLiteral kDotReadsStageAttr = "tile.dot_reads_stage";
 /// The attribute holding a kernel's shared-memory bytes.
 inline constexpr llvm::StringLiteral kSharedBytesAttr = "tile.shared_bytes";
+/// The attribute holding the alignment a kernel's shared memory needs, where
+/// it is more than 16 bytes.
+inline constexpr llvm::StringLiteral kSharedAlignmentAttr = "tile.shared_alignment";
 
 } // namespace mlir::tileir
 

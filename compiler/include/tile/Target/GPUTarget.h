@@ -18,9 +18,13 @@ namespace mlir::tileir {
 
 /// The registers dot's operands and accumulator live in: the #tile.dist
 /// layouts (DistributedLayoutAttr) the target's matrix instructions read and
-/// write.
+/// write. A target whose instructions read B from shared memory (wgmma)
+/// leaves `b` null (B stays in whatever layout it has) and asks for
+/// `sharedBytes` of shared memory, aligned to `sharedAlignment`, to stage it.
 struct DotLayouts {
   Attribute a, b, acc;
+  int64_t sharedBytes = 0;
+  int64_t sharedAlignment = 16;
 };
 
 class GPUTargetInfo {
@@ -55,11 +59,16 @@ public:
   /// "" or why the target's matrix instructions cannot do it.
   virtual std::string dotLayouts(MLIRContext *ctx, Type elem, int64_t m, int64_t n, int64_t k,
                                  int64_t numWarps, DotLayouts &out) const = 0;
-  /// acc + a * b on one thread's registers in `layouts` (from dotLayouts).
+  /// acc + a * b on one thread's registers in `layouts` (from dotLayouts;
+  /// `layouts.b` is B's actual layout). `shared` points at the staging
+  /// buffer dotLayouts asked for (null when it asked for none); with
+  /// `bInShared`, B is already there, written and fenced (matrixReadFence)
+  /// before a barrier (a stage of a swizzled ring buffer).
   virtual SmallVector<Value> lowerDot(OpBuilder &b, Location loc, Type elem, int64_t m,
                                       int64_t n, int64_t k, const DotLayouts &layouts,
                                       ArrayRef<Value> a, ArrayRef<Value> bRegs,
-                                      ArrayRef<Value> acc) const = 0;
+                                      ArrayRef<Value> acc, Value shared,
+                                      bool bInShared) const = 0;
   /// Marks `func` (an llvm.func) as a kernel launched with `threads` threads.
   virtual void markKernel(Operation *func, unsigned threads) const = 0;
   /// Starts an asynchronous copy of `bytes` (4, 8 or 16) from global `src`
@@ -73,6 +82,9 @@ public:
   virtual void asyncCommit(OpBuilder &b, Location loc) const {}
   /// Waits until at most `pending` groups of this thread's copies are in flight.
   virtual void asyncWait(OpBuilder &b, Location loc, int64_t pending) const {}
+  /// Orders this thread's earlier shared-memory writes before the matrix
+  /// unit's later reads of them (NVIDIA: wgmma reads through the async proxy).
+  virtual void matrixReadFence(OpBuilder &b, Location loc) const {}
 };
 
 /// Registers the dialects whose ops the target infos build (NVVM, ROCDL):
