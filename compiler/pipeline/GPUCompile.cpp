@@ -2,6 +2,7 @@
 #include "tile/Pipeline/Pipeline.h"
 
 #include "../targets/amdgpu/AMDGPUTarget.h"
+#include "../targets/nvptx/NVPTXConvert.h"
 #include "../targets/nvptx/NVPTXTarget.h"
 #include "tile/Target/GPUTarget.h"
 #include "tile/Transforms/Passes.h"
@@ -40,6 +41,11 @@ void tile::buildGPUPipeline(mlir::OpPassManager &pm, const CompileOptions &optio
   mlir::tileir::ConvertTileToGPUOptions gpu;
   gpu.target = options.target;
   pm.addPass(mlir::tileir::createConvertTileToGPU(gpu));
+  // fp8 pairs to f16 pairs in one instruction where the chip has it; the
+  // expansion decodes what remains.
+  if (auto chip = mlir::tileir::lookupNVPTXChip(options.target);
+      chip && mlir::tileir::hasFP8PairConversion(*chip))
+    pm.addPass(mlir::tileir::createNVPTXExtendFP8Pass());
   mlir::tileir::ExpandFP8Options fp8;
   fp8.fnuz = options.target == "gfx942"; // gfx942 stores e4m3 as e4m3fnuz
   pm.addPass(mlir::tileir::createExpandFP8(fp8));

@@ -1,4 +1,20 @@
 //===- ExpandFP8.cpp - decode fp8 values with integer arithmetic ----------===//
+//
+// The definition of fp8 -> wider float on every target: the exact value of
+// the code, and for NaN codes the default quiet NaN of the result type.
+// On NVIDIA sm_89 and newer tile-nvptx-extend-fp8 (compiler/targets/nvptx/
+// NVPTXConvert.cpp) runs first and converts pairs with cvt.rn.f16x2.e4m3x2
+// to the same values (and the same bits wherever NaN bits can be observed);
+// this pass decodes what it leaves, and everything on the other targets.
+//
+// Conversions to fp8 stay unsupported on every target. sm_89's
+// cvt.rn.satfinite.e4m3x2.f32 would not do for arith.truncf: .satfinite
+// (mandatory there) clamps overflow and infinities to +-MAX_NORM (448,
+// 57344) where IEEE rounding gives NaN (e4m3fn, which has no infinity) or
+// +-inf (e5m2), and a conversion only sm_89+ can compile is not one the
+// language can offer.
+//
+//===----------------------------------------------------------------------===//
 #include "tile/Dialect/TileDialect.h"
 #include "tile/Transforms/Passes.h"
 

@@ -232,6 +232,56 @@ std::string lookups(const LayoutVariant &v, const norms::Launcher &launch, int64
   return compare("y", y, want, tol);
 }
 
+/// fp8_codes: n = M * N bytes, x[i] = (167 i + r) mod 256 (r random), so
+/// that every 256 consecutive elements hold each code once, with changing
+/// neighbours. Every output is compared bit for bit: the exact value of the
+/// code in f32, f16 and bf16, and for NaN codes the default quiet NaN of the
+/// type (what tile-expand-fp8 gives); s = 2 x exactly, NaN for NaN codes.
+std::string fp8Codes(const LayoutVariant &v, const norms::Launcher &launch, int64_t M,
+                     int64_t N, std::mt19937_64 &rng) {
+  bool e4m3 = v.defines.at("T") == "f8e4m3";
+  size_t n = size_t(M * N);
+  auto r = unsigned(rng() & 255);
+  std::vector<uint8_t> x(n);
+  for (size_t i = 0; i < n; ++i)
+    x[i] = uint8_t(167 * i + r);
+  auto a = poisoned(n), s = poisoned(n);
+  std::vector<uint16_t> h(n, 0xffff), b(n, 0xffff); // NaNs no conversion gives
+  uint32_t grid = uint32_t(cdiv(int64_t(n), define(v, "BLOCK")));
+  std::string err =
+      launch({grid, 1, 1},
+             {Arg::pointer(x.data()), Arg::pointer(x.data()), ptr(a), Arg::pointer(h.data()),
+              Arg::pointer(b.data()), ptr(s), Arg::integer(int64_t(n))},
+             {n, n, bytes(a), 2 * n, 2 * n, bytes(s), 0});
+  if (!err.empty())
+    return err;
+  auto hex = [](uint64_t bits) {
+    std::ostringstream os;
+    os << "0x" << std::hex << bits;
+    return os.str();
+  };
+  for (size_t i = 0; i < n; ++i) {
+    double value = test::fromFp8Bits(x[i], e4m3);
+    bool nan = std::isnan(value);
+    uint32_t wantA = nan ? 0x7fc00000u : test::bitsOf(float(value));
+    uint16_t wantH = nan ? 0x7e00 : test::toF16Bits(value);
+    uint16_t wantB = nan ? 0x7fc0 : test::toBF16Bits(value);
+    std::string what;
+    if (test::bitsOf(a[i]) != wantA)
+      what = "f32 " + hex(test::bitsOf(a[i])) + ", expected " + hex(wantA);
+    else if (h[i] != wantH)
+      what = "f16 " + hex(h[i]) + ", expected " + hex(wantH);
+    else if (b[i] != wantB)
+      what = "bf16 " + hex(b[i]) + ", expected " + hex(wantB);
+    else if (nan ? !std::isnan(s[i]) : test::bitsOf(s[i]) != test::bitsOf(float(2 * value)))
+      what = "2x in f32 " + hex(test::bitsOf(s[i])) + ", expected " +
+             (nan ? std::string("a NaN") : hex(test::bitsOf(float(2 * value))));
+    if (!what.empty())
+      return "element " + std::to_string(i) + ", code " + hex(x[i]) + ": " + what;
+  }
+  return "";
+}
+
 } // namespace
 
 std::string LayoutVariant::name() const {
@@ -280,6 +330,11 @@ std::vector<LayoutVariant> tile::layouts::layoutVariants() {
   for (auto [bm, bn, w] : std::vector<std::array<unsigned, 3>>{
            {4, 64, 4}, {1, 256, 4}, {16, 32, 8}, {2, 16, 1}})
     out.push_back({"lookups", {{"BM", std::to_string(bm)}, {"BN", std::to_string(bn)}}, w});
+  // Every fp8 code to f32, f16 and bf16: 2, 1 (a lone element: no pair) and
+  // 8 elements a thread.
+  for (const char *t : {"f8e4m3", "f8e5m2"})
+    for (auto [block, w] : std::vector<std::array<unsigned, 2>>{{256, 4}, {32, 1}, {1024, 4}})
+      out.push_back({"fp8_codes", {{"T", t}, {"BLOCK", std::to_string(block)}}, w});
   return out;
 }
 
@@ -290,6 +345,8 @@ std::vector<std::pair<int64_t, int64_t>> tile::layouts::layoutShapes(const Layou
   }
   if (v.kernel == "col_sums")
     return {{1, 1}, {100, 70}, {257, 300}, {1000, 64}};
+  if (v.kernel == "fp8_codes") // M * N codes
+    return {{1, 1}, {1, 256}, {3, 171}, {16, 256}};
   if (v.kernel == "matmul") // N x N times N x (N + 7): K = N
     return {{1, 1}, {40, 33}, {128, 128}, {200, 72}};
   return {{1, 1}, {50, 70}, {128, 96}, {33, 200}};
@@ -300,9 +357,10 @@ std::string tile::layouts::runLayoutCase(const LayoutVariant &variant,
                                          const norms::Launcher &launch, int64_t M, int64_t N,
                                          uint64_t seed) {
   std::mt19937_64 rng(seed);
-  size_t expected = variant.kernel == "transpose_stats" || variant.kernel == "matmul" ? 6
-                    : variant.kernel == "lookups"                                    ? 5
-                                                                                     : 4;
+  size_t expected = variant.kernel == "fp8_codes"                                     ? 7
+                    : variant.kernel == "transpose_stats" || variant.kernel == "matmul" ? 6
+                    : variant.kernel == "lookups"                                       ? 5
+                                                                                        : 4;
   if (params.size() != expected)
     return variant.kernel + ": the build has " + std::to_string(params.size()) +
            " parameters, expected " + std::to_string(expected);
@@ -314,5 +372,7 @@ std::string tile::layouts::runLayoutCase(const LayoutVariant &variant,
     return matmul(variant, launch, M, N + 7, N, rng);
   if (variant.kernel == "lookups")
     return lookups(variant, launch, M, N, rng);
+  if (variant.kernel == "fp8_codes")
+    return fp8Codes(variant, launch, M, N, rng);
   return transposeStats(variant, launch, M, N, rng);
 }

@@ -6,6 +6,10 @@
 //===----------------------------------------------------------------------===//
 #include "LayoutCases.h"
 
+#include "FloatBits.h"
+
+#include "llvm/ADT/APFloat.h"
+
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -36,6 +40,23 @@ TEST(LayoutHostTest, EveryVariantMatchesItsReference) {
       EXPECT_EQ(runLayoutCase(v, (*kernel)->params(), launch, m, n, seed++), "")
           << v.name() << " M=" << m << " N=" << n;
   }
+}
+
+// fp8_codes compares the kernels' conversions with test::fromFp8Bits; that
+// decode agrees with LLVM's APFloat (Float8E4M3FN, Float8E5M2) on all 256
+// codes of each format: the same value, or NaN for both.
+TEST(LayoutHostTest, Fp8DecodeMatchesAPFloat) {
+  for (bool e4m3 : {true, false})
+    for (unsigned code = 0; code < 256; ++code) {
+      llvm::APFloat f(e4m3 ? llvm::APFloat::Float8E4M3FN() : llvm::APFloat::Float8E5M2(),
+                      llvm::APInt(8, code));
+      double want = f.convertToDouble(), got = test::fromFp8Bits(uint8_t(code), e4m3);
+      if (std::isnan(want))
+        EXPECT_TRUE(std::isnan(got)) << (e4m3 ? "e4m3 " : "e5m2 ") << code;
+      else
+        EXPECT_TRUE(got == want && std::signbit(got) == std::signbit(want))
+            << (e4m3 ? "e4m3 " : "e5m2 ") << code << ": " << got << " != " << want;
+    }
 }
 
 } // namespace
