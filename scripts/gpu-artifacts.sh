@@ -70,9 +70,6 @@ for bt in 64 128; do
       -D CHUNK=$chunk --assume q=16 --assume kv=16 -o $out/fp8_mqa_logits.bt$bt.c$chunk.ptx
   done
 done
-# The staged variant (key tiles through a 2-stage cp.async ring buffer).
-$tilec compile kernels/mqa_logits/fp8_mqa_logits_staged.tile --target=$target -D CHUNK=4096 \
-  --assume q=16 --assume kv=16 -o $out/fp8_mqa_logits_staged.bt128.c4096.ptx
 # fp8_paged_mqa_logits: bt64.c1024 (checked on every row), and the chunk sizes
 # mqa-gpu also checks and times at the anchors' paged shapes (CHUNK sets the
 # programs per sequence: B x next_n x cdiv(context, CHUNK) of them).
@@ -92,8 +89,6 @@ $tilec compile tests/gpu/kernels/layouts.tile --kernel matmul -D T=f8e4m3 -D BK=
   -o $out/sass/matmul.f8e4m3.cubin
 $tilec compile kernels/mqa_logits/fp8_mqa_logits.tile --target=$target --assume q=16 \
   --assume kv=16 -o $out/sass/fp8_mqa_logits.cubin
-$tilec compile kernels/mqa_logits/fp8_mqa_logits_staged.tile --target=$target --assume q=16 \
-  --assume kv=16 -o $out/sass/fp8_mqa_logits_staged.cubin
 $tilec compile kernels/turboquant/turboquant_decode.tile --kernel turboquant_decode_stage1 \
   --target=$target -o $out/sass/turboquant_decode_stage1.k4v4.cubin
 cp build/tests/gpu/norm-gpu build/tests/gpu/layout-gpu build/tests/gpu/mqa-gpu \
