@@ -80,13 +80,18 @@ for cfg in 64:1024 64:256 64:512 64:2048 128:1024; do
     -o $out/fp8_paged_mqa_logits.bt$bt.c$chunk.ptx
 done
 # Cubins (ptxas here) of the kernels whose machine code the suite disassembles on the GPU
-# machine (cuobjdump -sass there): mma.sync f16 and fp8, the MQA kernels, cp.async staging,
+# machine (cuobjdump -sass there): mma.sync and wgmma on f16 and fp8, fp8_mqa_logits (wgmma from
+# its cp.async ring buffer),
 # TurboQuant stage 1.
 mkdir -p $out/sass
 $tilec compile tests/gpu/kernels/layouts.tile --kernel matmul -D T=f16 --target=$target \
   -o $out/sass/matmul.f16.cubin
 $tilec compile tests/gpu/kernels/layouts.tile --kernel matmul -D T=f8e4m3 -D BK=32 --target=$target \
   -o $out/sass/matmul.f8e4m3.cubin
+$tilec compile tests/gpu/kernels/layouts.tile --kernel matmul -D T=f16 -D BM=64 -D BN=128 \
+  -D BK=64 --target=$target -o $out/sass/matmul.wgmma.f16.cubin
+$tilec compile tests/gpu/kernels/layouts.tile --kernel matmul -D T=f8e4m3 -D BM=64 -D BN=64 \
+  -D BK=128 --target=$target -o $out/sass/matmul.wgmma.f8e4m3.cubin
 $tilec compile kernels/mqa_logits/fp8_mqa_logits.tile --target=$target --assume q=16 \
   --assume kv=16 -o $out/sass/fp8_mqa_logits.cubin
 $tilec compile kernels/turboquant/turboquant_decode.tile --kernel turboquant_decode_stage1 \
