@@ -267,14 +267,19 @@ struct AsyncCommitLowering : GPUPattern<AsyncCommitOp> {
 };
 
 /// Waits for this thread's copies and synchronises: every thread's copy has
-/// landed, and every thread is done with the stage the next copy overwrites.
+/// landed, and every thread is done with the stages the next copies overwrite.
 struct AsyncWaitLowering : GPUPattern<AsyncWaitOp> {
   using GPUPattern::GPUPattern;
   LogicalResult matchAndRewrite(AsyncWaitOp op, OpAdaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     lowering.target.asyncWait(rewriter, op.getLoc(), op.getPending());
-    if (op.getBuffer().getDefiningOp<StageBufferOp>().getSwizzled())
-      lowering.target.matrixReadFence(rewriter, op.getLoc()); // a dot reads the stage
+    // A wait covers the copies into every buffer: where a dot reads a stage
+    // (a swizzled buffer), they are fenced for the matrix unit.
+    Operation *buffer = op.getBuffer().getDefiningOp();
+    bool swizzled = false;
+    buffer->getBlock()->walk([&](StageBufferOp stages) { swizzled |= stages.getSwizzled(); });
+    if (swizzled)
+      lowering.target.matrixReadFence(rewriter, op.getLoc());
     lowering.target.barrier(rewriter, op.getLoc());
     rewriter.eraseOp(op);
     return success();

@@ -238,26 +238,32 @@ struct ReduceLowering : GPUPattern<ReduceOp> {
         bit = arith::ShLIOp::create(rewriter, loc, bit, i32Const(rewriter, loc, int64_t(i)));
         warpSlot = arith::OrIOp::create(rewriter, loc, warpSlot, bit);
       }
-      Value base = threadIndex(rewriter, loc, target, out);
-      auto slotAddress = [&](int64_t r, Value warp) {
+      // Written in `out`, read back in the result's layout (which may spread
+      // the elements over the warps instead of repeating them in each).
+      auto res = isa<RankedTensorType>(op.getType()) ? getLayout(op.getType()) : out;
+      auto slotAddress = [&](DistributedLayoutAttr in, Value base, int64_t r, Value warp) {
         Value index = arith::OrIOp::create(rewriter, loc, base,
-                                           i32Const(rewriter, loc, out.registerIndex(r)));
+                                           i32Const(rewriter, loc, in.registerIndex(r)));
         index = arith::MulIOp::create(rewriter, loc, index, i32Const(rewriter, loc, warps));
         index = arith::AddIOp::create(rewriter, loc, index, warp);
         index = arith::MulIOp::create(rewriter, loc, index, i32Const(rewriter, loc, 4));
         return sharedAddress(rewriter, loc, target, op, index);
       };
+      Value outBase = threadIndex(rewriter, loc, target, out);
       for (auto [r, a] : llvm::enumerate(acc))
-        LLVM::StoreOp::create(rewriter, loc, a, slotAddress(int64_t(r), warpSlot));
+        LLVM::StoreOp::create(rewriter, loc, a, slotAddress(out, outBase, int64_t(r), warpSlot));
       target.barrier(rewriter, loc);
+      Value resBase = threadIndex(rewriter, loc, target, res);
+      acc.assign(res.getNumRegisters(), Value());
       for (auto [r, a] : llvm::enumerate(acc)) {
-        a = LLVM::LoadOp::create(rewriter, loc, work,
-                                 slotAddress(int64_t(r), i32Const(rewriter, loc, 0)));
+        auto partial = [&](int64_t w) -> Value {
+          return LLVM::LoadOp::create(rewriter, loc, work,
+                                      slotAddress(res, resBase, int64_t(r),
+                                                  i32Const(rewriter, loc, w)));
+        };
+        a = partial(0);
         for (int64_t w = 1; w < warps; ++w)
-          a = combineReduction(rewriter, loc, kind, a,
-                               LLVM::LoadOp::create(rewriter, loc, work,
-                                                    slotAddress(int64_t(r),
-                                                                i32Const(rewriter, loc, w))));
+          a = combineReduction(rewriter, loc, kind, a, partial(w));
       }
       target.barrier(rewriter, loc);
     }

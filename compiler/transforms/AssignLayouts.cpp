@@ -108,6 +108,23 @@ private:
            });
   }
 
+  /// Whether `v`, directly or through elementwise ops, becomes an
+  /// expand_dims operand or a value a loop or branch carries on (whose layout
+  /// the body decides).
+  bool reachesExpandOrCarried(Value v, int depth) {
+    if (depth > 6)
+      return true;
+    for (Operation *user : v.getUsers()) {
+      if (isa<ExpandDimsOp, scf::YieldOp>(user))
+        return true;
+      bool elementwise = isa<arith::ArithDialect, math::MathDialect>(user->getDialect()) &&
+                         user->getNumRegions() == 0 && user->getNumResults() == 1;
+      if (elementwise && reachesExpandOrCarried(user->getResult(0), depth + 1))
+        return true;
+    }
+    return false;
+  }
+
   /// `v` computed anew in `layout`, right after the original.
   Value recompute(Value v, DistributedLayoutAttr layout) {
     Operation *def = v.getDefiningOp();
@@ -262,8 +279,20 @@ LogicalResult Assigner::visit(Operation *op) {
     if (!isTile(reduce.getResult()))
       return success();
     auto srcType = reduce.getSrc().getType();
+    auto srcLayout = getLayout(srcType);
+    auto [first, count] = dimensionBits(srcType.getShape(), int32_t(reduce.getAxis()));
+    bool acrossWarps = llvm::any_of(srcLayout.getWarp(), [&, first = first, count = count](
+                                                             int64_t bit) {
+      return bit >= first && bit < first + count;
+    });
+    // Partials of several warps meet in shared memory: unless the result goes
+    // back into a tile of the source's shape (expand_dims) or is carried on,
+    // the threads read them back spread as the blocked layout, not every warp
+    // all of them.
+    if (acrossWarps && !reachesExpandOrCarried(reduce.getResult(), 0))
+      return assign(op, reduce.getResult(), blocked(reduce.getResult().getType()));
     return assign(op, reduce.getResult(),
-                  dropDimensions(getLayout(srcType), srcType.getShape(),
+                  dropDimensions(srcLayout, srcType.getShape(),
                                  {int64_t(int32_t(reduce.getAxis()))}));
   }
   if (auto dot = dyn_cast<DotOp>(op)) {

@@ -3,12 +3,13 @@
 // A loop marked `tile.num_stages` = S (the `num_stages=` of `range`) keeps
 // S - 1 iterations of each eligible load in flight: the tiles go through a
 // ring buffer of S stages in shared memory (LDS). Before the loop, the
-// copies for iterations 0 .. S-2 start; iteration i waits for its own tile
-// (the wait's barrier also ends every thread's reads of iteration i - 1),
-// starts the copy for iteration i + S - 1 into the stage iteration i - 1
-// released, and reads its tile where it is used, in the layout the user
-// wants. Each copy (prologue stage or iteration) closes one group, so a
-// wait may leave (S - 1) * loads - 1 groups in flight. A tile of 128-byte
+// copies for iterations 0 .. S-2 start; iteration i waits, once, for its
+// tiles (the wait's barrier also ends every thread's reads of iteration
+// i - 1), starts the copies for iteration i + S - 1 into the stages
+// iteration i - 1 released, and reads each tile where it is used, in the
+// layout the user wants. Each copy (prologue stage or iteration) closes one
+// group, so the wait leaves the (S - 2) * loads groups of the iterations
+// after i in flight. A tile of 128-byte
 // rows whose only use is trans(tile) as the B operand of a dot the target
 // stages through shared memory (SharedMemory.h) goes into a swizzled
 // buffer, in the layout the dot reads, and the dot reads the stage itself.
@@ -161,7 +162,7 @@ public:
     }
     if (candidates.empty())
       return;
-    int64_t pending = (stages - 1) * int64_t(candidates.size()) - 1;
+    int64_t pending = (stages - 2) * int64_t(candidates.size());
     OpBuilder b(loop);
     Location loc = loop.getLoc();
     SmallVector<Value> buffers;
@@ -186,23 +187,25 @@ public:
       for (auto [c, buffer] : llvm::zip(candidates, buffers))
         copy(b, c, buffer, iv, constant(b, k, b.getI32Type()));
     }
-    // Body: wait for this iteration's tile, start iteration i + S - 1, and
-    // read the tile where it is used.
-    for (auto [c, buffer] : llvm::zip(candidates, buffers)) {
-      b.setInsertionPoint(c.load);
-      Value iv = loop.getInductionVar();
-      Value n = arith::DivSIOp::create(
-          b, loc, arith::SubIOp::create(b, loc, iv, loop.getLowerBound()), loop.getStep());
-      Value stage = toI32(b, arith::RemSIOp::create(b, loc, n, constant(b, stages, ivType())));
-      AsyncWaitOp::create(b, c.load.getLoc(), buffer, b.getI32IntegerAttr(int32_t(pending)));
-      Value ahead = arith::AddIOp::create(
-          b, loc, iv,
-          arith::MulIOp::create(b, loc, loop.getStep(), constant(b, stages - 1, ivType())));
-      Value next = toI32(
-          b, arith::RemSIOp::create(
-                 b, loc, arith::AddIOp::create(b, loc, n, constant(b, stages - 1, ivType())),
-                 constant(b, stages, ivType())));
+    // Body: wait for this iteration's tiles, start iteration i + S - 1, and
+    // read each tile where it is used.
+    b.setInsertionPoint(candidates.front().load);
+    Value iv = loop.getInductionVar();
+    Value n = arith::DivSIOp::create(
+        b, loc, arith::SubIOp::create(b, loc, iv, loop.getLowerBound()), loop.getStep());
+    Value stage = toI32(b, arith::RemSIOp::create(b, loc, n, constant(b, stages, ivType())));
+    AsyncWaitOp::create(b, candidates.front().load.getLoc(), buffers.front(),
+                        b.getI32IntegerAttr(int32_t(pending)));
+    Value ahead = arith::AddIOp::create(
+        b, loc, iv,
+        arith::MulIOp::create(b, loc, loop.getStep(), constant(b, stages - 1, ivType())));
+    Value next = toI32(
+        b, arith::RemSIOp::create(
+               b, loc, arith::AddIOp::create(b, loc, n, constant(b, stages - 1, ivType())),
+               constant(b, stages, ivType())));
+    for (auto [c, buffer] : llvm::zip(candidates, buffers))
       copy(b, c, buffer, ahead, next);
+    for (auto [c, buffer] : llvm::zip(candidates, buffers)) {
       auto type = cast<RankedTensorType>(c.load.getType());
       OpBuilder at(readPoint(c.load));
       Value tile = StageReadOp::create(at, c.load.getLoc(), withLayout(type, readLayout(c.load)),

@@ -55,7 +55,7 @@ func.func @blocked_i32(%y: !tile.ptr<i32>) attributes {tile.kernel} {
 // CHECK:       tile.broadcast {{.*}} -> tensor<8x128xi32, #tile.dist<reg = [0, 1, 9], lane = [2, 3, 4, 5, 6], warp = [7, 8]>>
 // CHECK:       %[[V:.+]] = tile.load
 // CHECK:       %[[S:.+]] = tile.reduce sum %[[V]], 1 : {{.*}} -> tensor<8xf32, #tile.dist<reg = [2], lane = [-1, -1, -1, -1, -1], warp = [0, 1]>>
-// Down the columns: the result is replicated over the warps.
+// Down the columns: the result, expanded back, is replicated over the warps.
 // CHECK:       tile.reduce max %[[V]], 0 : {{.*}} -> tensor<128xf32, #tile.dist<reg = [0, 1], lane = [2, 3, 4, 5, 6], warp = [-1, -1]>>
 // CHECK:       %[[SE:.+]] = tile.expand_dims %[[S]], 1
 // CHECK:       tile.broadcast %[[SE]] : tensor<8x1xf32, #tile.dist<reg = [2], lane = [-1, -1, -1, -1, -1], warp = [0, 1]>> -> tensor<8x128xf32, #tile.dist<reg = [0, 1, 9], lane = [2, 3, 4, 5, 6], warp = [7, 8]>>
@@ -85,6 +85,26 @@ func.func @rows(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>) attributes {tile.kernel}
   %ys = tile.splat %y : tensor<8x128x!tile.ptr<f32>>
   %q = tile.addptr %ys, %off : tensor<8x128x!tile.ptr<f32>>, tensor<8x128xi32>
   tile.store %q, %e : tensor<8x128x!tile.ptr<f32>>, tensor<8x128xf32>
+  return
+}
+
+// -----
+
+// A column max (across the warps, which hold the rows) stored as it is: the
+// warps' partials are read back in the blocked [128] layout, one element a
+// thread, not all 128 by every warp; no conversion follows.
+// CHECK-LABEL: func.func @store_col_max(
+// CHECK:       tile.reduce max {{.*}} -> tensor<128xf32, #tile.dist<reg = [], lane = [0, 1, 2, 3, 4], warp = [5, 6]>>
+// CHECK-NOT:   tile.convert_layout
+// CHECK:       tile.store
+func.func @store_col_max(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>) attributes {tile.kernel} {
+  %xs = tile.splat %x : tensor<8x128x!tile.ptr<f32>>
+  %v = tile.load %xs : tensor<8x128x!tile.ptr<f32>> -> tensor<8x128xf32>
+  %t = tile.reduce max %v, 0 : tensor<8x128xf32> -> tensor<128xf32>
+  %c = tile.range 0 to 128 : tensor<128xi32>
+  %ys = tile.splat %y : tensor<128x!tile.ptr<f32>>
+  %q = tile.addptr %ys, %c : tensor<128x!tile.ptr<f32>>, tensor<128xi32>
+  tile.store %q, %t : tensor<128x!tile.ptr<f32>>, tensor<128xf32>
   return
 }
 

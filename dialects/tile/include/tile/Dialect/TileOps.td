@@ -218,7 +218,8 @@ def Tile_AsyncWaitOp : Tile_Op<"async_wait", [MemoryEffects<[MemRead, MemWrite]>
   let description = [{
     After it, this thread's copies but the last `pending` groups have landed,
     and (by the workgroup barrier) every thread's have, and every thread is
-    done reading what it read before it. With `pending` = 0 after a pipelined
+    done reading what it read before it. It covers the copies into every ring
+    buffer (`buffer` names the loop's first). With `pending` = 0 after a pipelined
     loop, the copies started for iterations past its end (masked off, they
     only write zeros) land before the buffer's bytes serve other buffers.
   }];
