@@ -217,12 +217,12 @@ SmallVector<Value> nvptx::lowerWgmma(OpBuilder &b, Location loc, Type elem, int6
   Type f32 = b.getF32Type();
   Type resultType =
       LLVM::LLVMStructType::getLiteral(b.getContext(), SmallVector<Type>(count, f32));
-  // fp8 sums start from zero in each dot and join the accumulator in f32
-  // afterwards (as DeepGEMM does every 128 of K): Hopper's tensor cores
-  // keep fewer bits than f32 when they accumulate fp8 products. They start
-  // from zero registers, not with scale-d = 0: on the H200 that kept fewer
-  // bits still (bench/RESULTS.md run 16).
-  Value one = i32(b, loc, 1);
+  // fp8 sums start from zero in each dot (scale-d = 0 on the first step)
+  // and join the accumulator in f32 afterwards (as DeepGEMM does every 128
+  // of K): Hopper's tensor cores keep fewer bits than f32 when they
+  // accumulate fp8 products (H200: up to 2^-11.8 of the sum of magnitudes
+  // within one 128-deep dot, bench/RESULTS.md run 17).
+  Value scaleD = i32(b, loc, fp8 ? 0 : 1), one = i32(b, loc, 1);
   Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
   SmallVector<Value> out(acc);
   if (fp8)
@@ -251,7 +251,7 @@ SmallVector<Value> nvptx::lowerWgmma(OpBuilder &b, Location loc, Type elem, int6
         Value desc = arith::OrIOp::create(b, loc, arith::ExtUIOp::create(b, loc, i64, field),
                                           descBits);
         operands.push_back(desc);
-        operands.push_back(one);
+        operands.push_back(kr == 0 ? scaleD : one);
         for (int64_t reg : regs)
           operands.push_back(out[reg]);
         Value mma = inlineAsm(b, loc, resultType, operands, text, constraints);
