@@ -38,15 +38,22 @@ namespace {
 constexpr StringLiteral kNumStagesAttr = "tile.num_stages";
 
 /// Collects in `slice` the ops of `loop`'s body that compute `v` from the
-/// induction variable and values defined before the loop; false if `v`
-/// depends on anything else (carried values, loads, nested regions).
+/// induction variable and values defined before the loop, through ops free
+/// of memory effects (integer divisions too: the copies ahead divide by
+/// what the loop divides by) and masked loads (an index read through a
+/// table: the copy ahead reads it then, masked off past the loop's end);
+/// false if `v` depends on anything else (carried values, unmasked loads,
+/// nested regions).
 bool addressSlice(Value v, scf::ForOp loop, llvm::SetVector<Operation *> &slice) {
   if (v == loop.getInductionVar())
     return true;
   if (!loop.getBody()->getParent()->isAncestor(v.getParentRegion()))
     return true; // defined before the loop
   Operation *def = v.getDefiningOp();
-  if (!def || def->getBlock() != loop.getBody() || def->getNumRegions() || !isPure(def))
+  auto load = dyn_cast_or_null<LoadOp>(def);
+  bool readsIndex = load && load.getMask() && isa<RankedTensorType>(load.getType());
+  if (!def || def->getBlock() != loop.getBody() || def->getNumRegions() ||
+      !(isMemoryEffectFree(def) || readsIndex))
     return false;
   if (slice.contains(def))
     return true;
@@ -234,19 +241,30 @@ private:
   /// Starts the copy of `c`'s tile for the iteration whose induction
   /// variable is `iv` into `stage` (masked off past the loop's end).
   void copy(OpBuilder &b, Candidate &c, Value buffer, Value iv, Value stage) {
-    IRMapping map;
-    map.map(loop.getInductionVar(), iv);
-    for (Operation &op : *loop.getBody())
-      if (c.slice.contains(&op))
-        b.clone(op, map);
     Location loc = c.load.getLoc();
-    Value ptr = map.lookupOrDefault(c.load.getPtr());
-    auto ptrType = cast<RankedTensorType>(ptr.getType());
-    auto maskType = RankedTensorType::get(ptrType.getShape(), b.getI1Type(),
-                                          ptrType.getEncoding());
     Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, iv,
                                           loop.getUpperBound());
-    Value mask = SplatOp::create(b, loc, maskType, inRange);
+    auto inRangeMask = [&](Value like) {
+      auto type = cast<RankedTensorType>(like.getType());
+      return SplatOp::create(
+          b, loc, RankedTensorType::get(type.getShape(), b.getI1Type(), type.getEncoding()),
+          inRange);
+    };
+    IRMapping map;
+    map.map(loop.getInductionVar(), iv);
+    for (Operation &op : *loop.getBody()) {
+      if (!c.slice.contains(&op))
+        continue;
+      Operation *clone = b.clone(op, map);
+      if (auto load = dyn_cast<LoadOp>(clone)) { // an index read ahead: nothing past the end
+        b.setInsertionPoint(load);
+        load.getMaskMutable().assign(
+            arith::AndIOp::create(b, loc, load.getMask(), inRangeMask(load.getMask())));
+        b.setInsertionPointAfter(load);
+      }
+    }
+    Value ptr = map.lookupOrDefault(c.load.getPtr());
+    Value mask = inRangeMask(ptr);
     if (c.load.getMask())
       mask = arith::AndIOp::create(b, loc, map.lookupOrDefault(c.load.getMask()), mask);
     AsyncCopyOp::create(b, loc, buffer, stage, ptr, mask);
