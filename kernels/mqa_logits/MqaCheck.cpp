@@ -116,23 +116,26 @@ MqaProblem tile::mqa::makeProblem(const MqaCase &c, uint64_t seed) {
     p.ke[size_t(i)] = int32_t(std::clamp<int64_t>(end, -3, c.T + 3));
   }
   p.stride = c.T + 5; // a padded view: the 5 extra columns must stay untouched
-  p.logits.assign(size_t(c.S * p.stride), std::nanf(""));
+  // Guard rows past S (as many as a program of BLOCK_Q <= 4 rows has past S)
+  // must stay untouched too.
+  p.logits.assign(size_t((c.S + kGuardRows) * p.stride), std::nanf(""));
   return p;
 }
 
 std::vector<Arg> MqaProblem::args() const {
   return {Arg::pointer(q.data()),  Arg::pointer(kv.data()), Arg::pointer(kvScale.data()),
           Arg::pointer(w.data()),  Arg::pointer(ks.data()), Arg::pointer(ke.data()),
-          Arg::pointer(logits.data()), Arg::integer(c.T), Arg::integer(stride)};
+          Arg::pointer(logits.data()), Arg::integer(c.T), Arg::integer(stride),
+          Arg::integer(c.S)};
 }
 
 std::vector<size_t> MqaProblem::bytes() const {
   return {q.size(), kv.size(), kvScale.size() * 4, w.size() * 4, ks.size() * 4,
-          ke.size() * 4, logits.size() * 4, 0, 0};
+          ke.size() * 4, logits.size() * 4, 0, 0, 0};
 }
 
-std::array<uint32_t, 3> MqaProblem::grid(int64_t chunk) const {
-  return {uint32_t(c.S), uint32_t((c.T + chunk - 1) / chunk), 1};
+std::array<uint32_t, 3> MqaProblem::grid(int64_t chunk, int64_t blockQ) const {
+  return {uint32_t((c.S + blockQ - 1) / blockQ), uint32_t((c.T + chunk - 1) / chunk), 1};
 }
 
 MqaResult tile::mqa::checkProblem(const MqaProblem &p) {
@@ -161,21 +164,23 @@ MqaResult tile::mqa::checkProblem(const MqaProblem &p) {
       checkLogit(r, i, j, row[j], !inside(i, j), ref, abs);
     }
   }
+  for (int64_t i = c.S; i < c.S + kGuardRows; ++i)
+    checkPadding(r, i, &p.logits[size_t(i * p.stride)], 0, p.stride);
   r.pass = r.failures == 0;
   return r;
 }
 
 MqaResult tile::mqa::runMqaCase(const std::vector<ParamInfo> &params,
                                 const norms::Launcher &launch, const MqaCase &c, int64_t chunk,
-                                uint64_t seed) {
-  if (params.size() != 9) {
+                                uint64_t seed, int64_t blockQ) {
+  if (params.size() != 10) {
     MqaResult r;
     r.error = "fp8_mqa_logits: the build has " + std::to_string(params.size()) +
-              " parameters, expected 9";
+              " parameters, expected 10";
     return r;
   }
   MqaProblem p = makeProblem(c, seed);
-  if (std::string err = launch(p.grid(chunk), p.args(), p.bytes()); !err.empty()) {
+  if (std::string err = launch(p.grid(chunk, blockQ), p.args(), p.bytes()); !err.empty()) {
     MqaResult r;
     r.error = err;
     return r;

@@ -4,7 +4,7 @@
 // head weights), windows of the spec's patterns, a NaN-poisoned output with
 // a padded row stride; then tier B against a float64 reference on the rows
 // checked: |out - ref| <= 2^-10 * S_abs + 1e-30, -inf exactly where masked
-// and nowhere else, the padding untouched.
+// and nowhere else, the padding (and rows past S) untouched.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TILE_MQA_MQACHECK_H
@@ -41,6 +41,10 @@ struct MqaResult {
 
 const char *patternName(Pattern p);
 
+/// Rows past S in MqaProblem::logits, NaN-poisoned, which a launch must not
+/// write (a program of BLOCK_Q <= 4 rows has at most 3 rows past S).
+constexpr int64_t kGuardRows = 3;
+
 /// The inputs of one case (host buffers) and its launch arguments.
 struct MqaProblem {
   MqaCase c;
@@ -48,10 +52,12 @@ struct MqaProblem {
   std::vector<float> kvScale, w, logits;
   std::vector<int32_t> ks, ke;
   int64_t stride = 0;
+  /// q, kv, kv_scale, w, ks, ke, logits, T, logits_stride, S.
   std::vector<Arg> args() const;
   std::vector<size_t> bytes() const;
-  /// (S, cdiv(T, chunk)): one program per query row and chunk of keys.
-  std::array<uint32_t, 3> grid(int64_t chunk) const;
+  /// (cdiv(S, blockQ), cdiv(T, chunk)): one program per BLOCK_Q query rows
+  /// and chunk of keys.
+  std::array<uint32_t, 3> grid(int64_t chunk, int64_t blockQ = 1) const;
 };
 
 MqaProblem makeProblem(const MqaCase &c, uint64_t seed);
@@ -59,9 +65,10 @@ MqaProblem makeProblem(const MqaCase &c, uint64_t seed);
 /// Checks `p.logits` (after a launch) against the reference.
 MqaResult checkProblem(const MqaProblem &p);
 
-/// Makes, launches (through `launch`, a build with CHUNK = `chunk`) and checks a case.
+/// Makes, launches (through `launch`, a build with CHUNK = `chunk` and
+/// BLOCK_Q = `blockQ`, which set the grid) and checks a case.
 MqaResult runMqaCase(const std::vector<ParamInfo> &params, const norms::Launcher &launch,
-                     const MqaCase &c, int64_t chunk, uint64_t seed);
+                     const MqaCase &c, int64_t chunk, uint64_t seed, int64_t blockQ = 1);
 
 /// fp8_paged_mqa_logits: sequences of the given context lengths (a length may
 /// be shorter than next_n), their pages shuffled over a paged cache, block

@@ -1,9 +1,11 @@
 //===- MqaHostTest.cpp - fp8_mqa_logits compiled and run on the host ------===//
 //
 // The kernel as shipped (H = 64, D = 128) in three (BLOCK_T, CHUNK) builds
-// (one chunk a row, several chunks, a chunk that T does not fill), on small
-// problems of every window pattern (causal, windows, random windows that
-// start before 0 and end past T), checked at tier B against float64.
+// (one chunk a row, several chunks, a chunk that T does not fill), each with
+// BLOCK_Q = 1, 2 and 4 query rows per program (S = 1 and 5 leave the last
+// program rows past S), on small problems of every window pattern (causal,
+// windows, random windows that start before 0 and end past T: the rows of a
+// program see different windows), checked at tier B against float64.
 //
 //===----------------------------------------------------------------------===//
 #include "MqaCheck.h"
@@ -25,25 +27,28 @@ void checkUnpaged(const char *path, const char *file) {
   source << in.rdbuf();
   ASSERT_FALSE(source.str().empty()) << "cannot read " << path;
   uint64_t seed = 500;
-  for (auto [blockT, chunk] : std::vector<std::pair<int64_t, int64_t>>{{64, 1024}, {32, 64},
-                                                                        {16, 48}}) {
-    CompileOptions options;
-    options.defines["BLOCK_T"] = std::to_string(blockT);
-    options.defines["CHUNK"] = std::to_string(chunk);
-    auto kernel = compileForHost(source.str(), file, options);
-    ASSERT_TRUE(bool(kernel)) << kernel.message();
-    norms::Launcher launch = [&](std::array<uint32_t, 3> grid, const std::vector<Arg> &args,
-                                 const std::vector<size_t> &) {
-      return (*kernel)->launch(grid, args);
-    };
-    for (auto [s, t] : std::vector<std::pair<int64_t, int64_t>>{{1, 1}, {5, 37}, {16, 100}})
-      for (Pattern pattern : {Pattern::Causal, Pattern::Windows, Pattern::Random}) {
-        MqaCase c{s, t, pattern, 16};
-        MqaResult r = runMqaCase((*kernel)->params(), launch, c, chunk, seed++);
-        EXPECT_TRUE(r.pass) << file << " BLOCK_T=" << blockT << " CHUNK=" << chunk << " S=" << s
-                            << " T=" << t << " " << patternName(pattern) << ": " << r.error;
-      }
-  }
+  for (int64_t blockQ : {1, 2, 4})
+    for (auto [blockT, chunk] : std::vector<std::pair<int64_t, int64_t>>{{64, 1024}, {32, 64},
+                                                                          {16, 48}}) {
+      CompileOptions options;
+      options.defines["BLOCK_T"] = std::to_string(blockT);
+      options.defines["CHUNK"] = std::to_string(chunk);
+      options.defines["BLOCK_Q"] = std::to_string(blockQ);
+      auto kernel = compileForHost(source.str(), file, options);
+      ASSERT_TRUE(bool(kernel)) << kernel.message();
+      norms::Launcher launch = [&](std::array<uint32_t, 3> grid, const std::vector<Arg> &args,
+                                   const std::vector<size_t> &) {
+        return (*kernel)->launch(grid, args);
+      };
+      for (auto [s, t] : std::vector<std::pair<int64_t, int64_t>>{{1, 1}, {5, 37}, {16, 100}})
+        for (Pattern pattern : {Pattern::Causal, Pattern::Windows, Pattern::Random}) {
+          MqaCase c{s, t, pattern, 16};
+          MqaResult r = runMqaCase((*kernel)->params(), launch, c, chunk, seed++, blockQ);
+          EXPECT_TRUE(r.pass) << file << " BLOCK_Q=" << blockQ << " BLOCK_T=" << blockT
+                              << " CHUNK=" << chunk << " S=" << s << " T=" << t << " "
+                              << patternName(pattern) << ": " << r.error;
+        }
+    }
 }
 
 TEST(MqaHostTest, MatchesTheReference) {
