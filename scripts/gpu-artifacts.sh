@@ -63,12 +63,20 @@ build/tests/gpu/layout-gpu --list | while read -r name args; do
   # shellcheck disable=SC2086 # the arguments are words
   $tilec compile tests/gpu/kernels/layouts.tile $args --target=$target -o $out/layouts/$name.ptx
 done
-# fp8_mqa_logits, specialised on 16-byte aligned q and kv (as the JIT does).
+# fp8_mqa_logits, specialised on 16-byte aligned q and kv (as the JIT does):
+# one query row per program on 4 warps (bt<BLOCK_T>.c<CHUNK>), and two rows
+# per program on 8 warps (bq2.*: each key tile feeds both rows, one warpgroup
+# each); mqa-gpu checks and times each of these names.
 for bt in 64 128; do
   for chunk in 1024 4096; do
     $tilec compile kernels/mqa_logits/fp8_mqa_logits.tile --target=$target -D BLOCK_T=$bt \
       -D CHUNK=$chunk --assume q=16 --assume kv=16 -o $out/fp8_mqa_logits.bt$bt.c$chunk.ptx
   done
+done
+for chunk in 1024 4096; do
+  $tilec compile kernels/mqa_logits/fp8_mqa_logits.tile --target=$target -D BLOCK_Q=2 \
+    -D BLOCK_T=128 -D CHUNK=$chunk --num-warps=8 --assume q=16 --assume kv=16 \
+    -o $out/fp8_mqa_logits.bq2.bt128.c$chunk.ptx
 done
 # fp8_paged_mqa_logits: bt64.c1024 (checked on every row), and the chunk sizes
 # mqa-gpu also checks and times at the anchors' paged shapes (CHUNK sets the
@@ -81,7 +89,7 @@ for cfg in 64:1024 64:256 64:512 64:2048 128:1024; do
 done
 # Cubins (ptxas here) of the kernels whose machine code the suite disassembles on the GPU
 # machine (cuobjdump -sass there): mma.sync and wgmma on f16 and fp8, fp8_mqa_logits (wgmma from
-# its cp.async ring buffer),
+# its cp.async ring buffer; one and two query rows per program),
 # TurboQuant stage 1.
 mkdir -p $out/sass
 $tilec compile tests/gpu/kernels/layouts.tile --kernel matmul -D T=f16 --target=$target \
@@ -94,6 +102,8 @@ $tilec compile tests/gpu/kernels/layouts.tile --kernel matmul -D T=f8e4m3 -D BM=
   -D BK=128 --target=$target -o $out/sass/matmul.wgmma.f8e4m3.cubin
 $tilec compile kernels/mqa_logits/fp8_mqa_logits.tile --target=$target --assume q=16 \
   --assume kv=16 -o $out/sass/fp8_mqa_logits.cubin
+$tilec compile kernels/mqa_logits/fp8_mqa_logits.tile --target=$target -D BLOCK_Q=2 \
+  --num-warps=8 --assume q=16 --assume kv=16 -o $out/sass/fp8_mqa_logits.bq2.cubin
 $tilec compile kernels/turboquant/turboquant_decode.tile --kernel turboquant_decode_stage1 \
   --target=$target -o $out/sass/turboquant_decode_stage1.k4v4.cubin
 cp build/tests/gpu/norm-gpu build/tests/gpu/layout-gpu build/tests/gpu/mqa-gpu \

@@ -1,12 +1,15 @@
 //===- MqaGpu.cpp - fp8_mqa_logits on an NVIDIA GPU: check, then time -----===//
 //
-// Loads the PTX builds DIR/fp8_mqa_logits.bt<BLOCK_T>.c<CHUNK>.ptx that
-// `tilec compile` wrote (scripts/gpu-artifacts.sh), checks each
-// at tier B (MqaCheck: small problems on every row, the benchmark shapes on
-// sampled rows), then times the spec's
+// Loads the PTX builds DIR/fp8_mqa_logits.bt<BLOCK_T>.c<CHUNK>.ptx (one
+// query row per program, 4 warps) and DIR/fp8_mqa_logits.bq<BLOCK_Q>.bt<BLOCK_T>.c<CHUNK>.ptx
+// (BLOCK_Q rows per program, 8 warps) that `tilec compile` wrote
+// (scripts/gpu-artifacts.sh), checks each at tier B (MqaCheck: small problems
+// on every row, the benchmark shapes on sampled rows; grid (cdiv(S, BLOCK_Q),
+// cdiv(T, CHUNK)), the BLOCK_Q of the name checked against the one the .meta
+// records), then times the spec's
 // benchmark shapes with CUDA events (median of 10 timed runs of 5 launches
-// after a warm-up) and prints TFLOP/s counted as the spec says (2 H D per
-// unmasked pair).
+// after a warm-up; a build that failed a check is not timed) and prints
+// TFLOP/s counted as the spec says (2 H D per unmasked pair).
 //
 // Then fp8_paged_mqa_logits (DIR/fp8_paged_mqa_logits.bt<BLOCK_T>.c<CHUNK>.ptx:
 // bt64.c1024, and the other chunk sizes scripts/gpu-artifacts.sh builds) is
@@ -29,6 +32,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <fstream>
 
 using namespace tile;
 using namespace tile::mqa;
@@ -37,7 +41,7 @@ namespace {
 
 /// Median milliseconds per launch of `v` on `p` (device copies of its buffers).
 std::string timeCase(cuda::Driver &driver, test::Variant &v, const MqaProblem &p, int64_t chunk,
-                     double &ms) {
+                     int64_t blockQ, double &ms) {
   std::vector<Arg> args = p.args();
   std::vector<size_t> bytes = p.bytes();
   std::vector<cuda::DevicePtr> device(args.size(), 0);
@@ -55,7 +59,7 @@ std::string timeCase(cuda::Driver &driver, test::Variant &v, const MqaProblem &p
       err = driver.copyToDevice(device[i], args[i].ptr, bytes[i]);
     std::memcpy(slots[i].bytes, &device[i], 8);
   }
-  auto grid = p.grid(chunk);
+  auto grid = p.grid(chunk, blockQ);
   unsigned g[3] = {grid[0], grid[1], grid[2]};
   auto launch5 = [&]() -> std::string {
     for (int r = 0; r < 5; ++r)
@@ -210,6 +214,19 @@ struct PagedTiming {
   }
 };
 
+/// The BLOCK_Q a build was compiled with: its .meta's `tunable BLOCK_Q`
+/// line (1 for a build without one); 0 when the .meta cannot be read.
+int64_t builtBlockQ(const std::string &ptxPath) {
+  std::ifstream meta(ptxPath + ".meta");
+  if (!meta)
+    return 0;
+  std::string line;
+  while (std::getline(meta, line))
+    if (line.rfind("tunable BLOCK_Q ", 0) == 0)
+      return std::stoll(line.substr(16));
+  return 1;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -227,12 +244,20 @@ int main(int argc, char **argv) {
   test::GpuRunner runner(*driver);
   int failures = 0, cases = 0;
   uint64_t seed = 900;
-  for (auto [blockT, chunk] :
-       std::vector<std::pair<int64_t, int64_t>>{{64, 1024}, {128, 1024}, {64, 4096}, {128, 4096}}) {
+  struct MqaBuild {
+    int64_t blockQ, blockT, chunk;
+  };
+  for (auto [blockQ, blockT, chunk] :
+       std::vector<MqaBuild>{{1, 64, 1024}, {1, 128, 1024}, {1, 64, 4096}, {1, 128, 4096},
+                             {2, 128, 1024}, {2, 128, 4096}}) {
     test::Variant v;
-    std::string name =
-        "fp8_mqa_logits.bt" + std::to_string(blockT) + ".c" + std::to_string(chunk);
-    err = test::readVariant(dir + "/" + name + ".ptx", v);
+    std::string name = "fp8_mqa_logits." + (blockQ > 1 ? "bq" + std::to_string(blockQ) + "." : "") +
+                       "bt" + std::to_string(blockT) + ".c" + std::to_string(chunk);
+    std::string path = dir + "/" + name + ".ptx";
+    err = test::readVariant(path, v);
+    if (err.empty() && builtBlockQ(path) != blockQ)
+      err = "built with BLOCK_Q=" + std::to_string(builtBlockQ(path)) + ", expected " +
+            std::to_string(blockQ);
     if (err.empty())
       err = driver->loadKernel(v.ptx, v.kernel, v.function);
     if (!err.empty()) {
@@ -248,13 +273,19 @@ int main(int argc, char **argv) {
                                    {300, 300, Pattern::Random},    {200, 777, Pattern::Windows, 64},
                                    {4096, 4096, Pattern::Causal, 2048, 257},
                                    {4096, 16384, Pattern::Windows, 2048, 509}};
+    bool passed = true;
     for (const MqaCase &c : checks) {
-      MqaResult r = runMqaCase(v.params, launch, c, chunk, seed++);
+      MqaResult r = runMqaCase(v.params, launch, c, chunk, seed++, blockQ);
       ++cases;
       failures += !r.pass;
-      std::printf("%-24s S=%-5lld T=%-6lld %-8s rows/%-4lld err/bound %.3f  %s\n", name.c_str(),
+      passed &= r.pass;
+      std::printf("%-30s S=%-5lld T=%-6lld %-8s rows/%-4lld err/bound %.3f  %s\n", name.c_str(),
                   (long long)c.S, (long long)c.T, patternName(c.pattern), (long long)c.rowStep,
                   r.maxErrOverBound, r.pass ? "pass" : ("FAIL " + r.error).c_str());
+    }
+    if (!passed) {
+      std::printf("%s: not timed (a check failed)\n", name.c_str());
+      continue;
     }
     struct Bench {
       int64_t S, T;
@@ -269,7 +300,7 @@ int main(int argc, char **argv) {
         pairs += std::max<int64_t>(0, std::min<int64_t>(p.ke[size_t(i)], c.T) -
                                           std::max<int64_t>(p.ks[size_t(i)], 0));
       double ms = 0;
-      err = timeCase(*driver, v, p, chunk, ms);
+      err = timeCase(*driver, v, p, chunk, blockQ, ms);
       if (!err.empty()) {
         std::printf("%s time: FAIL %s\n", name.c_str(), err.c_str());
         ++failures;
