@@ -6,7 +6,10 @@
 // dequantized keys; then the three kernels compiled for the host and checked
 // at tier C on every preset, D 64/128/256, ragged and length-1 sequences,
 // empty splits, GQA 1/4/8 with HEADS = group and 1, f16/bf16/f32 outputs,
-// Hadamard and random orthogonal rotations, and the round trip.
+// Hadamard and random orthogonal rotations, and the round trip; every case
+// with each of stage 1's formulations: MMA = 0 (CUDA-core products), 1 and
+// 2 (dot: f16 operands split in hi + lo parts, f32 sums; the host computes
+// dot in f32 loops, so the f16 rounding is what is checked).
 //
 //===----------------------------------------------------------------------===//
 #include "TqCheck.h"
@@ -15,6 +18,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <map>
 #include <random>
@@ -275,9 +279,9 @@ class HostBuilds {
 public:
   explicit HostBuilds(std::string source) : source(std::move(source)) {}
 
-  /// The three kernels for case `c` with stage 1's BLOCK_T = blockT; "" or
-  /// the compile error.
-  std::string get(const TqCase &c, int blockT, TqKernels &out) {
+  /// The three kernels for case `c` with stage 1's BLOCK_T = blockT and
+  /// MMA = mma; "" or the compile error.
+  std::string get(const TqCase &c, int blockT, int mma, TqKernels &out) {
     std::string t = test::name(c.dtype), d = std::to_string(c.d);
     std::string kb = std::to_string(c.kbits), vb = std::to_string(c.vbits);
     std::string err;
@@ -287,7 +291,8 @@ public:
                          {"KBITS", kb},
                          {"VBITS", vb},
                          {"HEADS", std::to_string(c.headsPerProgram)},
-                         {"BLOCK_T", std::to_string(blockT)}},
+                         {"BLOCK_T", std::to_string(blockT)},
+                         {"MMA", std::to_string(mma)}},
                         err);
     out.stage2 = kernel("turboquant_decode_stage2", {{"T", t}, {"D", d}}, err);
     return err;
@@ -362,32 +367,43 @@ TEST(TurboQuantHostTest, KernelsMatchTheReference) {
   std::string source = kernelSource();
   ASSERT_FALSE(source.empty()) << "cannot read " << TILEC_TQ_KERNEL;
   HostBuilds builds(source);
-  uint64_t seed = 1000;
-  for (const KernelCase &k : kernelCases()) {
-    TqKernels kernels;
-    std::string name = caseName(k.c) + " BLOCK_T=" + std::to_string(k.blockT);
-    std::string err = builds.get(k.c, k.blockT, kernels);
-    ASSERT_TRUE(err.empty()) << name << ": " << err;
-    TqResult r = runTqCase(kernels, k.c, seed++);
-    EXPECT_TRUE(r.pass) << name << ": " << r.error << " (" << r.failures << " failures)";
+  double worst[3] = {0, 0, 0};
+  for (int mma : {0, 1, 2}) {
+    uint64_t seed = 1000;
+    for (const KernelCase &k : kernelCases()) {
+      TqKernels kernels;
+      std::string name = caseName(k.c) + " BLOCK_T=" + std::to_string(k.blockT) +
+                         " MMA=" + std::to_string(mma);
+      std::string err = builds.get(k.c, k.blockT, mma, kernels);
+      ASSERT_TRUE(err.empty()) << name << ": " << err;
+      TqResult r = runTqCase(kernels, k.c, seed++);
+      EXPECT_TRUE(r.pass) << name << ": " << r.error << " (" << r.failures << " failures)";
+      worst[mma] = std::max(worst[mma], r.maxErrOverBound);
+      std::printf("%-110s err/bound %.4f\n", name.c_str(), r.maxErrOverBound);
+    }
   }
+  std::printf("largest err/bound: MMA=0 %.4f, MMA=1 %.4f, MMA=2 %.4f\n", worst[0], worst[1],
+              worst[2]);
 }
 
 TEST(TurboQuantHostTest, RoundTrip) {
   std::string source = kernelSource();
   ASSERT_FALSE(source.empty()) << "cannot read " << TILEC_TQ_KERNEL;
   HostBuilds builds(source);
-  uint64_t seed = 2000;
-  for (auto [kb, vb] : {std::pair{4, 4}, {3, 4}, {8, 4}, {3, 3}}) {
-    TqCase c;
-    c.kbits = kb, c.vbits = vb, c.hq = 8, c.hkv = 2, c.headsPerProgram = 4;
-    c.seqLens = {1, 1, 1};
-    TqKernels kernels;
-    std::string err = builds.get(c, 32, kernels);
-    ASSERT_TRUE(err.empty()) << caseName(c) << ": " << err;
-    TqResult r = runRoundTrip(kernels, c, seed++);
-    EXPECT_TRUE(r.pass) << caseName(c) << ": " << r.error;
-    EXPECT_GT(r.minCosine, 0.85) << caseName(c);
+  for (int mma : {0, 1, 2}) {
+    uint64_t seed = 2000;
+    for (auto [kb, vb] : {std::pair{4, 4}, {3, 4}, {8, 4}, {3, 3}}) {
+      TqCase c;
+      c.kbits = kb, c.vbits = vb, c.hq = 8, c.hkv = 2, c.headsPerProgram = 4;
+      c.seqLens = {1, 1, 1};
+      TqKernels kernels;
+      std::string name = caseName(c) + " MMA=" + std::to_string(mma);
+      std::string err = builds.get(c, 32, mma, kernels);
+      ASSERT_TRUE(err.empty()) << name << ": " << err;
+      TqResult r = runRoundTrip(kernels, c, seed++);
+      EXPECT_TRUE(r.pass) << name << ": " << r.error;
+      EXPECT_GT(r.minCosine, 0.85) << name;
+    }
   }
 }
 

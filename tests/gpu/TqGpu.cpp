@@ -4,14 +4,20 @@
 // wrote, one per set of compile-time parameters each kernel depends on:
 //
 //   DIR/turboquant_rotate.<T>.d<D>.k<KBITS>.ptx
-//   DIR/turboquant_decode_stage1.d<D>.k<KBITS>v<VBITS>.h<HEADS>.ptx
+//   DIR/turboquant_decode_stage1.d<D>.k<KBITS>v<VBITS>.h<HEADS>[.mma|.mma.staged].ptx
 //   DIR/turboquant_decode_stage2.<T>.d<D>.ptx
 //
 // (e.g. turboquant_decode_stage1.d128.k4v4.h4.ptx; `tq-gpu --list` prints
-// every build with its tilec compile arguments). It checks at tier C
-// (TqCheck) small ragged problems of every preset with HEADS = group and 1,
-// D = 64 and 256, and the round trip; then, for the presets k4v4, k3v4 and
-// k8v4, the spec's benchmark shapes (D = 128, Hq = 32, Hkv = 8, block_size =
+// every build with its tilec compile arguments). Stage 1 comes in three
+// formulations, and every check and timing row runs with each: the CUDA-core
+// products (MMA = 0, no suffix), both products on the matrix units with the
+// hand-made register pipeline (`.mma`: -D MMA=1 -D BLOCK_T=32, which keeps
+// ptxas from spilling) and on the matrix units with the loads in the loop
+// and the page numbers staged by cp.async (`.mma.staged`: -D MMA=2).
+//
+// It checks at tier C (TqCheck) small ragged problems of every preset with
+// HEADS = group and 1, D = 64 and 256, and the round trip; then, for the
+// presets k4v4, k3v4 and k8v4, the spec's benchmark shapes (D = 128, Hq = 32, Hkv = 8, block_size =
 // 16, B in {1, 8, 32, 128}, seq_len in {1024, 8192, 32768}, every sequence
 // of a batch that long) on a cache of 128 x 2048 pages, checked on sampled
 // sequences and timed with CUDA events (median of 10 after 2 warm-ups, L2
@@ -19,7 +25,10 @@
 // alone. Splits follow the anchor's rule min(ceil(4 SMs / programs),
 // ceil(seq / 128), 64). Bytes read = the slots of every sequence's tokens
 // plus the block table entries of their pages. Each timed row is also
-// printed as one line `TQ-JSON {...}` for bench/suite.py.
+// printed as one line `TQ-JSON {...}` for bench/suite.py: "preset" stays the
+// preset's name (k4v4, ...), "mma" (0, 1 or 2) and "stage1_build" tell the
+// stage-1 formulations apart; the table shows them as k4v4, k4v4.mma and
+// k4v4.mma.staged.
 //
 //   tq-gpu DIR [--check-only] [--programs-per-sm N]   (splits: the anchor's
 //                                                      rule, 4 programs per SM)
@@ -47,9 +56,19 @@ std::string rotateBuild(const TqCase &c) {
          ".k" + std::to_string(c.kbits);
 }
 
-std::string stage1Build(const TqCase &c) {
+/// Stage 1's formulations (its MMA parameter): the suffix of their builds
+/// and their extra tilec arguments.
+constexpr int kFormulations = 3;
+const char *formulationSuffix(int mma) {
+  return mma == 0 ? "" : mma == 1 ? ".mma" : ".mma.staged";
+}
+const char *formulationArgs(int mma) {
+  return mma == 0 ? "" : mma == 1 ? " -D MMA=1 -D BLOCK_T=32" : " -D MMA=2";
+}
+
+std::string stage1Build(const TqCase &c, int mma) {
   return "turboquant_decode_stage1.d" + std::to_string(c.d) + "." + presetName(c.kbits, c.vbits) +
-         ".h" + std::to_string(c.headsPerProgram);
+         ".h" + std::to_string(c.headsPerProgram) + formulationSuffix(mma);
 }
 
 std::string stage2Build(const TqCase &c) {
@@ -59,14 +78,15 @@ std::string stage2Build(const TqCase &c) {
 
 /// The three builds a case runs: (name, tilec compile arguments). Every
 /// buffer is its own allocation, so every pointer is 16-byte aligned.
-std::vector<std::pair<std::string, std::string>> buildsOf(const TqCase &c) {
+std::vector<std::pair<std::string, std::string>> buildsOf(const TqCase &c, int mma) {
   std::string t = " -D T=" + std::string(test::name(c.dtype)), d = " -D D=" + std::to_string(c.d);
   std::string kbits = " -D KBITS=" + std::to_string(c.kbits);
   return {{rotateBuild(c), "--kernel turboquant_rotate" + t + d + kbits +
                                " --assume q=16 --assume r=16 --assume qf=16"},
-          {stage1Build(c), "--kernel turboquant_decode_stage1" + d + kbits +
-                               " -D VBITS=" + std::to_string(c.vbits) +
-                               " -D HEADS=" + std::to_string(c.headsPerProgram) +
+          {stage1Build(c, mma), "--kernel turboquant_decode_stage1" + d + kbits +
+                                    " -D VBITS=" + std::to_string(c.vbits) +
+                                    " -D HEADS=" + std::to_string(c.headsPerProgram) +
+                                    formulationArgs(mma) +
                                " --assume qf=16 --assume kv_cache=16 --assume codebook=16"
                                " --assume mid_o=16"},
           {stage2Build(c),
@@ -113,10 +133,11 @@ std::vector<std::pair<std::string, std::string>> allBuilds() {
     cases.push_back(c);
   }
   std::vector<std::pair<std::string, std::string>> builds;
-  for (const TqCase &c : cases)
-    for (const auto &build : buildsOf(c))
-      if (std::find(builds.begin(), builds.end(), build) == builds.end())
-        builds.push_back(build);
+  for (int mma = 0; mma < kFormulations; ++mma)
+    for (const TqCase &c : cases)
+      for (const auto &build : buildsOf(c, mma))
+        if (std::find(builds.begin(), builds.end(), build) == builds.end())
+          builds.push_back(build);
   return builds;
 }
 
@@ -134,8 +155,8 @@ struct Builds {
                     const std::vector<size_t> &bytes) { return r->launch(v, grid, args, bytes); }};
   }
 
-  TqKernels kernels(const TqCase &c) {
-    return {kernel(rotateBuild(c)), kernel(stage1Build(c)), kernel(stage2Build(c))};
+  TqKernels kernels(const TqCase &c, int mma) {
+    return {kernel(rotateBuild(c)), kernel(stage1Build(c, mma)), kernel(stage2Build(c))};
   }
 };
 
@@ -143,21 +164,24 @@ const char *verdict(const TqResult &r) { return r.pass ? "pass" : "FAIL"; }
 
 int runChecks(Builds &builds) {
   int cases = 0, failures = 0;
-  uint64_t seed = 3000;
-  for (const TqCase &c : checkCases()) {
-    TqResult r = runTqCase(builds.kernels(c), c, seed++);
-    ++cases;
-    failures += !r.pass;
-    std::printf("%-100s err/bound %.3f  %s %s\n", caseName(c).c_str(), r.maxErrOverBound,
-                verdict(r), r.error.c_str());
-  }
-  for (TqCase c : benchPresets()) {
-    c.seqLens = {1, 1, 1, 1};
-    TqResult r = runRoundTrip(builds.kernels(c), c, seed++);
-    ++cases;
-    failures += !r.pass;
-    std::printf("round trip %-89s min cos %.4f  %s %s\n", caseName(c).c_str(), r.minCosine,
-                verdict(r), r.error.c_str());
+  for (int mma = 0; mma < kFormulations; ++mma) {
+    uint64_t seed = 3000;
+    std::string tag = " MMA=" + std::to_string(mma);
+    for (const TqCase &c : checkCases()) {
+      TqResult r = runTqCase(builds.kernels(c, mma), c, seed++);
+      ++cases;
+      failures += !r.pass;
+      std::printf("%-100s err/bound %.3f  %s %s\n", (caseName(c) + tag).c_str(),
+                  r.maxErrOverBound, verdict(r), r.error.c_str());
+    }
+    for (TqCase c : benchPresets()) {
+      c.seqLens = {1, 1, 1, 1};
+      TqResult r = runRoundTrip(builds.kernels(c, mma), c, seed++);
+      ++cases;
+      failures += !r.pass;
+      std::printf("round trip %-89s min cos %.4f  %s %s\n", (caseName(c) + tag).c_str(),
+                  r.minCosine, verdict(r), r.error.c_str());
+    }
   }
   std::printf("\ntq checks: %d passed, %d failed\n\n", cases - failures, failures);
   return failures;
@@ -265,6 +289,8 @@ std::string timeMedian(cuda::Driver &driver, cuda::DevicePtr flush, size_t flush
 struct BenchRow {
   std::string preset;
   int64_t b, seqLen, heads, splits;
+  int mma = 0;
+  std::string stage1;
   double ms = 0, stage1Ms = 0, bytes = 0;
   TqResult check;
   int64_t checkedSeqs = 0;
@@ -273,7 +299,8 @@ struct BenchRow {
 void printRow(const BenchRow &r) {
   double gbps = r.bytes / (r.ms * 1e-3) / 1e9;
   std::printf("| %s | %3lld | %5lld | %lld | %2lld | %.4f | %.4f | %.4g | %.0f | %s %.3f |\n",
-              r.preset.c_str(), (long long)r.b, (long long)r.seqLen, (long long)r.heads,
+              (r.preset + formulationSuffix(r.mma)).c_str(), (long long)r.b, (long long)r.seqLen,
+              (long long)r.heads,
               (long long)r.splits, r.ms, r.stage1Ms, r.bytes, gbps, verdict(r.check),
               r.check.maxErrOverBound);
   if (!r.check.pass)
@@ -281,20 +308,20 @@ void printRow(const BenchRow &r) {
   std::printf("TQ-JSON {\"preset\": \"%s\", \"B\": %lld, \"seq_len\": %lld, \"heads\": %lld, "
               "\"splits\": %lld, \"ms\": %.6f, \"stage1_ms\": %.6f, \"bytes\": %.0f, "
               "\"GBps\": %.2f, \"check\": %s, \"checked_seqs\": %lld, "
-              "\"max_err_over_bound\": %.6g}\n",
+              "\"max_err_over_bound\": %.6g, \"mma\": %d, \"stage1_build\": \"%s\"}\n",
               r.preset.c_str(), (long long)r.b, (long long)r.seqLen, (long long)r.heads,
               (long long)r.splits, r.ms, r.stage1Ms, r.bytes, gbps, r.check.pass ? "true" : "false",
-              (long long)r.checkedSeqs, r.check.maxErrOverBound);
+              (long long)r.checkedSeqs, r.check.maxErrOverBound, r.mma, r.stage1.c_str());
 }
 
 /// Checks and (unless checkOnly) times one benchmark shape.
 std::string benchShape(cuda::Driver &driver, Builds &builds, const std::shared_ptr<TqCache> &cache,
                        cuda::DevicePtr deviceCache, cuda::DevicePtr flush, size_t flushBytes,
-                       const TqCase &c, uint64_t seed, bool checkOnly, BenchRow &row) {
+                       const TqCase &c, int mma, uint64_t seed, bool checkOnly, BenchRow &row) {
   TqProblem p = makeProblem(c, cache, seed);
   DeviceProblem dp(driver, p, deviceCache);
   for (auto [name, launch] :
-       {std::pair{rotateBuild(c), p.rotate()}, std::pair{stage1Build(c), p.stage1()},
+       {std::pair{rotateBuild(c), p.rotate()}, std::pair{stage1Build(c, mma), p.stage1()},
         std::pair{stage2Build(c), p.stage2()}})
     if (std::string err = dp.prepare(builds.at(name), launch); !err.empty())
       return name + ": " + err;
@@ -353,17 +380,22 @@ int runBench(cuda::Driver &driver, Builds &builds, bool checkOnly, int64_t perSm
           c.seqLens.assign(size_t(b), seqLen);
           c.numSplits =
               defaultSplits(driver.multiprocessors(), b, c.hq / heads, seqLen, perSm);
-          BenchRow row{name, b, seqLen, heads, c.numSplits};
-          err = benchShape(driver, builds, cache, deviceCache, flush, flushBytes, c, seed++,
-                           checkOnly, row);
-          if (!err.empty()) {
-            std::printf("| %s | %lld | %lld | %lld | error: %s |\n", name.c_str(), (long long)b,
-                        (long long)seqLen, (long long)heads, err.c_str());
-            ++failures;
-            continue;
+          // The same problem (seed) for every formulation of stage 1.
+          uint64_t shapeSeed = seed++;
+          for (int mma = 0; mma < kFormulations; ++mma) {
+            BenchRow row{name, b, seqLen, heads, c.numSplits, mma, stage1Build(c, mma)};
+            err = benchShape(driver, builds, cache, deviceCache, flush, flushBytes, c, mma,
+                             shapeSeed, checkOnly, row);
+            if (!err.empty()) {
+              std::printf("| %s%s | %lld | %lld | %lld | error: %s |\n", name.c_str(),
+                          formulationSuffix(mma), (long long)b, (long long)seqLen, (long long)heads,
+                          err.c_str());
+              ++failures;
+              continue;
+            }
+            failures += !row.check.pass;
+            printRow(row);
           }
-          failures += !row.check.pass;
-          printRow(row);
         }
     driver.free(deviceCache);
   }
