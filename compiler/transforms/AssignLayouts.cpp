@@ -45,12 +45,6 @@ bool isCheap(Operation *op) {
     return true;
   if (auto constant = dyn_cast<arith::ConstantOp>(op))
     return isa<SplatElementsAttr>(constant.getValue());
-  // An index read (up to 1024 integers) is read again in another layout
-  // rather than moved through shared memory.
-  if (auto load = dyn_cast<LoadOp>(op)) {
-    auto type = dyn_cast<RankedTensorType>(load.getType());
-    return type && type.getElementType().isInteger() && type.getNumElements() <= 1024;
-  }
   return isa<arith::ArithDialect>(op->getDialect()) && op->getNumResults() == 1 &&
          op->getNumRegions() == 0 && getElementTypeOrSelf(op->getResult(0)).isIntOrIndex();
 }
@@ -92,7 +86,7 @@ private:
 
   bool canRecompute(Value v, int depth) {
     Operation *def = v.getDefiningOp();
-    if (!def || depth > 16 || !isCheap(def))
+    if (!def || depth > 8 || !isCheap(def))
       return false;
     return llvm::all_of(def->getOperands(), [&](Value operand) {
       return !isTile(operand) || canRecompute(operand, depth + 1);
