@@ -25,6 +25,7 @@
 #include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
@@ -59,7 +60,11 @@ std::unique_ptr<mlir::MLIRContext> tile::createContext() {
   mlir::registerLLVMDialectTranslation(registry);
   mlir::registerNVVMDialectTranslation(registry);
   mlir::registerROCDLDialectTranslation(registry);
-  auto context = std::make_unique<mlir::MLIRContext>(registry);
+  // No thread pool: a module holds one kernel, so MLIR would only verify
+  // that one function on a worker thread; a pool per context also multiplied
+  // threads when tune compiles configurations in parallel.
+  auto context =
+      std::make_unique<mlir::MLIRContext>(registry, mlir::MLIRContext::Threading::DISABLED);
   context->loadAllAvailableDialects();
   return context;
 }
@@ -121,7 +126,9 @@ std::string tile::runPasses(mlir::PassManager &pm, mlir::ModuleOp module) {
     os << diag.getLocation() << ": " << diag << "\n";
     return mlir::success();
   });
-  if (mlir::succeeded(pm.run(module)))
+  pm.enableVerifier(kVerifyEachPass);
+  if (mlir::succeeded(pm.run(module)) &&
+      (kVerifyEachPass || mlir::succeeded(mlir::verify(module))))
     return "";
   if (allLocated && !text.empty())
     return text;

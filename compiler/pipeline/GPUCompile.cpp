@@ -16,6 +16,8 @@
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 
+#include <chrono>
+
 using namespace tile;
 
 void tile::buildGPULayoutPipeline(mlir::OpPassManager &pm, const CompileOptions &options) {
@@ -65,6 +67,27 @@ void tile::buildGPUPipeline(mlir::OpPassManager &pm, const CompileOptions &optio
 }
 
 namespace {
+/// Appends the milliseconds since its creation or previous lap to `phases`
+/// (GPUBinary::phaseMs), when there is one.
+class PhaseClock {
+public:
+  explicit PhaseClock(std::vector<std::pair<std::string, double>> *phases) : phases(phases) {}
+  void lap(const char *name) {
+    auto now = std::chrono::steady_clock::now();
+    if (phases)
+      phases->emplace_back(name, std::chrono::duration<double, std::milli>(now - last).count());
+    last = now;
+  }
+  double sinceStart() const {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+        .count();
+  }
+
+private:
+  std::vector<std::pair<std::string, double>> *phases;
+  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now(), last = start;
+};
+
 /// Runs the GPU pipeline on `module` and marks the kernel for the target.
 std::string lowerGPU(mlir::ModuleOp module, const CompileOptions &options, bool toLLVM,
                      int64_t &sharedBytes, unsigned &threads) {
@@ -122,11 +145,15 @@ std::string emitAMDGPU(llvm::Module &module, const mlir::tileir::AMDGPUChip &chi
 }
 
 Result<std::string> translateAndEmit(mlir::ModuleOp module, const CompileOptions &options,
-                                     Output output) {
+                                     Output output, PhaseClock *clock = nullptr) {
   llvm::LLVMContext llvmContext;
-  auto llvmModule = mlir::translateModuleToLLVMIR(module, llvmContext);
+  // The module was verified at the end of the pipeline (runPasses).
+  auto llvmModule = mlir::translateModuleToLLVMIR(module, llvmContext, "LLVMDialectModule",
+                                                  /*disableVerification=*/!kVerifyEachPass);
   if (!llvmModule)
     return Result<std::string>::failure("internal compiler error: translation to LLVM IR failed");
+  if (clock)
+    clock->lap("llvm-ir");
   std::string error;
   std::string text;
   if (auto chip = mlir::tileir::lookupAMDGPUChip(options.target))
@@ -136,6 +163,8 @@ Result<std::string> translateAndEmit(mlir::ModuleOp module, const CompileOptions
                      output, error);
   if (!error.empty())
     return Result<std::string>::failure(error);
+  if (clock)
+    clock->lap("llvm");
   return text;
 }
 
@@ -178,21 +207,25 @@ Result<std::string> tile::lowerToText(mlir::ModuleOp module, const CompileOption
 
 Result<GPUBinary> tile::compileForGPU(const std::string &source, const std::string &fileName,
                                       const CompileOptions &options) {
+  GPUBinary binary;
+  PhaseClock clock(&binary.phaseMs);
   std::string targetError = checkTarget(options);
   if (!targetError.empty())
     return Result<GPUBinary>::failure(targetError);
   auto context = createContext();
+  clock.lap("context");
   auto front = runFrontend(source, fileName, options, *context);
   if (!front)
     return Result<GPUBinary>::failure(front.message());
+  clock.lap("frontend");
   mlir::ModuleOp module = *(*front)->module;
   CompileOptions effective = options;
   if ((*front)->signature.numWarps) // a `num_warps` compile-time parameter wins
     effective.numWarps = unsigned((*front)->signature.numWarps);
-  GPUBinary binary;
   std::string err = lowerGPU(module, effective, true, binary.sharedBytes, binary.threads);
   if (!err.empty())
     return Result<GPUBinary>::failure(err);
+  clock.lap("lowering");
   // Over the shared memory budget: shrink free tunables and compile again.
   auto target = mlir::tileir::createGPUTargetInfo(options.target, targetError);
   int64_t budget = std::min(target->staticSharedMemoryPerBlock(),
@@ -204,12 +237,15 @@ Result<GPUBinary> tile::compileForGPU(const std::string &source, const std::stri
     CompileOptions shrunk = options;
     for (const auto &[name, value] : plan->defines)
       shrunk.defines[name] = value;
+    double overBudget = clock.sinceStart();
     auto result = compileForGPU(source, fileName, shrunk);
     if (result && !plan->remark.empty())
       result->remarks.insert(result->remarks.begin(), plan->remark);
+    if (result)
+      result->phaseMs.insert(result->phaseMs.begin(), {"over-budget", overBudget});
     return result;
   }
-  auto code = translateAndEmit(module, effective, Output::Binary);
+  auto code = translateAndEmit(module, effective, Output::Binary, &clock);
   if (!code)
     return Result<GPUBinary>::failure(code.message());
   binary.target = options.target;
@@ -228,6 +264,7 @@ Result<GPUBinary> tile::compileForGPU(const std::string &source, const std::stri
         mlir::tileir::assembleCubin(binary.ptx, *mlir::tileir::lookupNVPTXChip(options.target), error);
     if (!error.empty())
       return Result<GPUBinary>::failure(error);
+    clock.lap("ptxas");
   }
   return binary;
 }

@@ -202,7 +202,10 @@ public:
   std::string dir;
   /// The open cache directory; -1 when there is none to read.
   int dirFd = -1;
+  /// Set by probeWritable(), which the first store() or info() runs: a hit
+  /// (the JIT's common case) then costs no file creation in the directory.
   bool writable = false;
+  std::once_flag probeOnce;
   std::string buildId;
   uint64_t maxBytes = DiskCache::kDefaultMaxBytes;
   DiskCache::Warn warn;
@@ -227,6 +230,9 @@ public:
 
   /// Opens or creates the directory; one warning when it is unusable.
   void openDirectory();
+  /// Whether new entries can be written to the directory (probed once, with
+  /// one warning when they cannot).
+  bool probeWritable();
   std::vector<DirFile> scan(std::string *error) const;
   void evict(StringRef keepName);
   /// Removes `name` if it is still the file `st` describes; "" or the error.
@@ -280,19 +286,27 @@ void DiskCacheImpl::openDirectory() {
     dirFd = -1;
     return;
   }
-  // Write access is what a store needs; probe it with a real file (access()
-  // misses read-only mounts for some users and ACLs).
-  std::string probe = tempName("probe");
-  int fd = ::openat(dirFd, probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-                    0600);
-  if (fd < 0) {
-    warn("the cache directory " + dir + " is not writable (" + errnoText(errno) +
-         "); new kernels are cached in memory only");
-    return;
-  }
-  ::close(fd);
-  ::unlinkat(dirFd, probe.c_str(), 0);
-  writable = true;
+}
+
+bool DiskCacheImpl::probeWritable() {
+  std::call_once(probeOnce, [&] {
+    if (dirFd < 0)
+      return;
+    // Write access is what a store needs; probe it with a real file (access()
+    // misses read-only mounts for some users and ACLs).
+    std::string probe = tempName("probe");
+    int fd = ::openat(dirFd, probe.c_str(),
+                      O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0) {
+      warn("the cache directory " + dir + " is not writable (" + errnoText(errno) +
+           "); new kernels are cached in memory only");
+      return;
+    }
+    ::close(fd);
+    ::unlinkat(dirFd, probe.c_str(), 0);
+    writable = true;
+  });
+  return writable;
 }
 
 std::vector<DirFile> DiskCacheImpl::scan(std::string *error) const {
@@ -497,7 +511,7 @@ std::optional<CacheEntry> DiskCache::lookup(const std::string &key) {
 
 void DiskCache::store(const std::string &key, const CacheEntry &entry) {
   std::string k = normalizeKey(key);
-  if (!impl->writable)
+  if (!impl->probeWritable())
     return impl->storeInMemory(k, entry);
   std::string data = encodeEntry(impl->buildId, k, entry);
   std::string name = entryName(k);
@@ -543,7 +557,7 @@ void DiskCache::store(const std::string &key, const CacheEntry &entry) {
 DiskCache::Info DiskCache::info() const {
   Info info;
   info.dir = impl->dir;
-  info.writable = impl->writable;
+  info.writable = impl->probeWritable();
   info.maxBytes = impl->maxBytes;
   for (const DirFile &f : impl->scan(nullptr)) {
     if (f.key.empty())

@@ -141,6 +141,7 @@ KernelCompiler jitCompiler(const std::string &cacheDir,
     binary.sharedBytes = gpu->sharedBytes;
     binary.config = gpu->config;
     binary.remarks = gpu->remarks;
+    binary.phaseMs = gpu->phaseMs;
     std::lock_guard<std::mutex> lock(shared->mutex);
     shared->cache.store(key, {serialize(binary, fileName), binary.image});
     return binary;

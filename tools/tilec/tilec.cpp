@@ -106,6 +106,10 @@ or the budget that leaves room for --occupancy workgroups per SM / CU (default
 budget` shows), and a remark on stderr says which, from what to what, and why:
 FILE:LINE:COL: remark: kernel 'K' needs N bytes ..., over ...; shrunk to fit:
 BLOCK 8192 -> 4096 (N -> M bytes).
+--time prints the compile's wall time (a cache hit included) on stderr and, for
+a compile that ran, where it went: 'tilec: phases (ms): context ..., frontend
+..., lowering ..., llvm-ir ..., llvm ..., other ...' (other: the disk cache and
+freeing the compiler's state; GPUBinary::phaseMs says what each phase is).
 )";
 
 const char *kAotUsage = R"(usage: tilec aot FILE --target=T1,T2,... -o DIR [-D NAME=VALUE]... [--kernel NAME]
@@ -381,16 +385,28 @@ int runCompile(const CommonArgs &args) {
     b.sharedBytes = gpu->sharedBytes;
     b.config = gpu->config;
     b.remarks = gpu->remarks;
+    b.phaseMs = gpu->phaseMs;
     return b;
   }() : compiler.compile(source, args.file, options);
   if (binary)
     for (const std::string &remark : binary->remarks)
       fmt::print(stderr, "{}\n", remark);
-  if (args.time)
+  if (args.time) {
+    double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     fmt::print(stderr, "tilec: compile {} for {}: {:.2f} ms{}\n", args.file, args.options.target,
-               std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-                   .count(),
-               args.noCache ? " (no cache)" : "");
+               ms, args.noCache ? " (no cache)" : "");
+    // One line, no "<number> ms" in it: scripts read the total from the line above.
+    if (binary && !binary->phaseMs.empty()) {
+      std::string line;
+      double phases = 0;
+      for (auto &[phase, phaseMs] : binary->phaseMs) {
+        line += fmt::format("{} {:.2f}, ", phase, phaseMs);
+        phases += phaseMs;
+      }
+      fmt::print(stderr, "tilec: phases (ms): {}other {:.2f}\n", line, ms - phases);
+    }
+  }
   if (!binary) {
     printDiagnostics(binary.message());
     return kCompileError;

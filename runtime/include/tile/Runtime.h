@@ -50,6 +50,9 @@ struct KernelBinary {
   /// shrunk to fit the shared memory budget); kept in the disk cache, so a
   /// cached variant reports them too.
   std::vector<std::string> remarks;
+  /// GPUBinary::phaseMs of the compile that made it; empty when it came from
+  /// the disk cache (not kept there).
+  std::vector<std::pair<std::string, double>> phaseMs;
   /// The host backend's launch of the compiled kernel (keeps it alive).
   std::function<std::string(std::array<uint32_t, 3>, const std::vector<Arg> &)> hostLaunch;
 };

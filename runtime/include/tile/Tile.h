@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace tile {
@@ -187,6 +188,12 @@ struct GPUBinary {
   /// line each: tunable parameters shrunk to fit the shared memory budget
   /// (SharedMemoryPlan::remark).
   std::vector<std::string> remarks;
+  /// Where the compile's time went, in milliseconds, phase by phase in order:
+  /// context, frontend, lowering (the MLIR passes), llvm-ir (translation),
+  /// llvm (LLVM's optimisation and code generation; AMD: and ld.lld), ptxas
+  /// (cubins). A compile that was over the shared memory budget starts with
+  /// "over-budget", the compile and plan that preceded the final one.
+  std::vector<std::pair<std::string, double>> phaseMs;
 };
 
 /// Compiles one kernel for a GPU target (PTX for NVIDIA, a code object for AMD).

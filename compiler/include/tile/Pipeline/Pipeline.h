@@ -12,7 +12,25 @@
 
 namespace tile {
 
-/// A context with every dialect, interface and translation tilec uses.
+/// Whether the IR is verified after every pass (debug and sanitizer builds:
+/// a broken pass is named) or once, after the last pass of each pipeline
+/// (release builds: the same IR is checked before it leaves runPasses, for a
+/// fraction of the cost; bench/RESULTS.md, compile time). Release builds also
+/// skip LLVM's verifier on the translated module.
+#if !defined(NDEBUG) || defined(__SANITIZE_ADDRESS__)
+inline constexpr bool kVerifyEachPass = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(undefined_behavior_sanitizer)
+inline constexpr bool kVerifyEachPass = true;
+#else
+inline constexpr bool kVerifyEachPass = false;
+#endif
+#else
+inline constexpr bool kVerifyEachPass = false;
+#endif
+
+/// A context with every dialect, interface and translation tilec uses, and
+/// no thread pool of its own (one kernel a module: nothing runs in parallel).
 std::unique_ptr<mlir::MLIRContext> createContext();
 
 /// Adds the host lowering after tile IR: bufferized loops when `toLLVM` is
@@ -53,7 +71,8 @@ Result<std::shared_ptr<FrontendOutput>> runFrontend(const std::string &source,
                                                     const CompileOptions &options,
                                                     mlir::MLIRContext &context);
 
-/// Runs `pm` on `module`; MLIR diagnostics come back as the error text.
+/// Runs `pm` on `module`, verifying as kVerifyEachPass says; MLIR
+/// diagnostics come back as the error text.
 std::string runPasses(mlir::PassManager &pm, mlir::ModuleOp module);
 
 } // namespace tile
