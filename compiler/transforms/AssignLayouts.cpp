@@ -8,6 +8,7 @@
 // in the needed layout and anything else goes through tile.convert_layout.
 //
 //===----------------------------------------------------------------------===//
+#include "tile/Analysis/AxisInfo.h"
 #include "tile/Analysis/SharedMemory.h"
 #include "tile/Dialect/TileLayout.h"
 #include "tile/Target/GPUTarget.h"
@@ -34,6 +35,9 @@ namespace {
 /// Per-thread elements of one tile above which the GPU lowering refuses it.
 constexpr int64_t kMaxRegistersPerThread = 1024;
 
+/// Loads whose consecutive runs are this short may be issued in any layout.
+constexpr int64_t kShortRunBytes = 8;
+
 int64_t byteWidth(Type t) { return std::max<int64_t>(1, t.getIntOrFloatBitWidth() / 8); }
 
 bool isTile(Value v) { return isa<RankedTensorType>(v.getType()); }
@@ -51,8 +55,9 @@ bool isCheap(Operation *op) {
 
 class Assigner {
 public:
-  Assigner(MLIRContext *ctx, const GPUTargetInfo &target, int64_t numWarps, int64_t vectorWidth)
-      : ctx(ctx), target(target), warpSize(target.warpSize()), numWarps(numWarps),
+  Assigner(MLIRContext *ctx, const GPUTargetInfo &target, const AxisInfoAnalysis &axis,
+           int64_t numWarps, int64_t vectorWidth)
+      : ctx(ctx), target(target), axis(axis), warpSize(target.warpSize()), numWarps(numWarps),
         vectorWidth(vectorWidth) {}
 
   LogicalResult run(Block &block) {
@@ -125,6 +130,38 @@ private:
     return false;
   }
 
+  /// Whether `v` can be computed anew from cheap values and memory: loads
+  /// whose pointers hold runs of consecutive addresses of at most
+  /// kShortRunBytes (no layout would make them wide accesses), gathers from a table and elementwise arithmetic
+  /// on them. A dot operand made so (packed codes decoded, say) is computed
+  /// in the matrix instructions' layout, its loads issued there, instead of
+  /// passing through shared memory.
+  bool canRematerialize(Value v, int depth) {
+    Operation *def = v.getDefiningOp();
+    if (!def || depth > 64)
+      return false;
+    if (auto known = rematerializable.find(v); known != rematerializable.end())
+      return known->second;
+    bool elementwise = isa<arith::ArithDialect, math::MathDialect>(def->getDialect()) &&
+                       def->getNumRegions() == 0 && def->getNumResults() == 1;
+    bool ok = canRecompute(v, 0);
+    if (!ok && (elementwise || isa<LoadOp, GatherOp, TransOp, ReshapeOp, BroadcastOp,
+                                   ExpandDimsOp, AddPtrOp, PtrCastOp, ConvertLayoutOp>(def))) {
+      ok = true;
+      if (auto load = dyn_cast<LoadOp>(def)) {
+        AxisInfo ptr = axis.get(load.getPtr());
+        ok = ptr.contiguity * byteWidth(getElementTypeOrSelf(load)) <= kShortRunBytes;
+      }
+      auto gather = dyn_cast<GatherOp>(def);
+      ok = ok && llvm::all_of(def->getOperands(), [&](Value operand) {
+             return !isTile(operand) || (gather && operand == gather.getTable()) ||
+                    canRematerialize(operand, depth + 1);
+           });
+    }
+    rematerializable[v] = ok;
+    return ok;
+  }
+
   /// `v` computed anew in `layout`, right after the original.
   Value recompute(Value v, DistributedLayoutAttr layout) {
     Operation *def = v.getDefiningOp();
@@ -132,7 +169,8 @@ private:
       return convertTo(convert.getSrc(), layout);
     SmallVector<Value> operands;
     for (Value operand : def->getOperands()) {
-      if (!isTile(operand)) {
+      auto gather = dyn_cast<GatherOp>(def);
+      if (!isTile(operand) || (gather && operand == gather.getTable())) {
         operands.push_back(operand);
         continue;
       }
@@ -159,11 +197,15 @@ private:
     if (getLayout(v.getType()) == layout)
       return v;
     auto key = std::make_pair(v, Attribute(layout));
-    if (Value done = converted.lookup(key))
+    bool remat = canRematerialize(v, 0);
+    // Recompute what an earlier use converted.
+    if (Value done = converted.lookup(key);
+        done && !(remat && isa_and_present<ConvertLayoutOp>(done.getDefiningOp())))
       return done;
     Value result;
     Operation *def = v.getDefiningOp();
-    if (canRecompute(v, 0) || isa_and_present<BroadcastOp, ExpandDimsOp, ReshapeOp, TransOp>(def)) {
+    if (canRecompute(v, 0) || isa_and_present<BroadcastOp, ExpandDimsOp, ReshapeOp, TransOp>(def) ||
+        remat) {
       // Broadcasts, expand_dims and transposes move no data: redo them in
       // the new layout and convert their (smaller) source instead.
       result = recompute(v, layout);
@@ -217,11 +259,13 @@ private:
 
   MLIRContext *ctx;
   const GPUTargetInfo &target;
+  const AxisInfoAnalysis &axis;
   int64_t warpSize, numWarps, vectorWidth;
   DenseMap<std::pair<Value, Attribute>, Value> converted;
   /// Inside a trial (computedLayouts), nested loops keep their initial
   /// layouts: trials within trials would cost 2^depth layouts of the body.
   bool inTrial = false;
+  DenseMap<Value, bool> rematerializable;
 };
 
 LogicalResult Assigner::visit(Operation *op) {
@@ -404,6 +448,7 @@ Assigner::computedLayouts(scf::ForOp op, ArrayRef<DistributedLayoutAttr> carried
       layouts.push_back(getLayout(v.getType()));
   trial->erase();
   converted = std::move(saved);
+  rematerializable.clear();
   return layouts;
 }
 
@@ -451,7 +496,8 @@ struct AssignLayouts : mlir::tileir::impl::AssignLayoutsBase<AssignLayouts> {
           narrowest =
               std::min(narrowest, byteWidth(getElementTypeOrSelf(store.getValue().getType())));
       });
-      Assigner assigner(&getContext(), *target, numWarps, 16 / narrowest);
+      AxisInfoAnalysis axis(func);
+      Assigner assigner(&getContext(), *target, axis, numWarps, 16 / narrowest);
       if (failed(assigner.run(func.getBody().front())))
         return signalPassFailure();
       // Values recomputed in other layouts leave their originals unused.

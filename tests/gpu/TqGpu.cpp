@@ -4,7 +4,7 @@
 // wrote, one per set of compile-time parameters each kernel depends on:
 //
 //   DIR/turboquant_rotate.<T>.d<D>.k<KBITS>.ptx
-//   DIR/turboquant_decode_stage1.d<D>.k<KBITS>v<VBITS>.h<HEADS>[.mma|.mma.staged].ptx
+//   DIR/turboquant_decode_stage1.d<D>.k<KBITS>v<VBITS>.h<HEADS>[.mma|.mma.tok].ptx
 //   DIR/turboquant_decode_stage2.<T>.d<D>.ptx
 //
 // (e.g. turboquant_decode_stage1.d128.k4v4.h4.ptx; `tq-gpu --list` prints
@@ -12,8 +12,10 @@
 // formulations, and every check and timing row runs with each: the CUDA-core
 // products (MMA = 0, no suffix), both products on the matrix units with the
 // hand-made register pipeline (`.mma`: -D MMA=1 -D BLOCK_T=32, which keeps
-// ptxas from spilling) and on the matrix units with the loads in the loop
-// and the page numbers staged by cp.async (`.mma.staged`: -D MMA=2).
+// ptxas from spilling) and on the matrix units with tokens as M, one warp a
+// program and the codes loaded straight into the operand registers
+// (`.mma.tok`: -D MMA=2 --num-warps=1, BLOCK_T = 32 for MSE keys and 16 for
+// fp8 keys, with 4x the programs per SM).
 //
 // It checks at tier C (TqCheck) small ragged problems of every preset with
 // HEADS = group and 1, D = 64 and 256, and the round trip; then, for the
@@ -28,7 +30,7 @@
 // printed as one line `TQ-JSON {...}` for bench/suite.py: "preset" stays the
 // preset's name (k4v4, ...), "mma" (0, 1 or 2) and "stage1_build" tell the
 // stage-1 formulations apart; the table shows them as k4v4, k4v4.mma and
-// k4v4.mma.staged.
+// k4v4.mma.tok.
 //
 //   tq-gpu DIR [--check-only] [--programs-per-sm N]   (splits: the anchor's
 //                                                      rule, 4 programs per SM)
@@ -60,11 +62,16 @@ std::string rotateBuild(const TqCase &c) {
 /// and their extra tilec arguments.
 constexpr int kFormulations = 3;
 const char *formulationSuffix(int mma) {
-  return mma == 0 ? "" : mma == 1 ? ".mma" : ".mma.staged";
+  return mma == 0 ? "" : mma == 1 ? ".mma" : ".mma.tok";
 }
-const char *formulationArgs(int mma) {
-  return mma == 0 ? "" : mma == 1 ? " -D MMA=1 -D BLOCK_T=32" : " -D MMA=2";
+std::string formulationArgs(int mma, int kbits) {
+  if (mma == 2) // BLOCK_T: the faster of 16 and 32 on the H200 (bench/RESULTS.md run 22)
+    return std::string(" -D MMA=2 --num-warps=1 -D BLOCK_T=") + (kbits == 8 ? "16" : "32");
+  return mma == 0 ? "" : " -D MMA=1 -D BLOCK_T=32";
 }
+/// Warps a program of each formulation runs: splits keep the warps per SM
+/// of 4 four-warp programs per SM (--programs-per-sm scales with 4 / warps).
+int formulationWarps(int mma) { return mma == 2 ? 1 : 4; }
 
 std::string stage1Build(const TqCase &c, int mma) {
   return "turboquant_decode_stage1.d" + std::to_string(c.d) + "." + presetName(c.kbits, c.vbits) +
@@ -86,7 +93,7 @@ std::vector<std::pair<std::string, std::string>> buildsOf(const TqCase &c, int m
           {stage1Build(c, mma), "--kernel turboquant_decode_stage1" + d + kbits +
                                     " -D VBITS=" + std::to_string(c.vbits) +
                                     " -D HEADS=" + std::to_string(c.headsPerProgram) +
-                                    formulationArgs(mma) +
+                                    formulationArgs(mma, c.kbits) +
                                " --assume qf=16 --assume kv_cache=16 --assume codebook=16"
                                " --assume mid_o=16"},
           {stage2Build(c),
@@ -378,11 +385,11 @@ int runBench(cuda::Driver &driver, Builds &builds, bool checkOnly, int64_t perSm
           TqCase c = preset;
           c.headsPerProgram = heads;
           c.seqLens.assign(size_t(b), seqLen);
-          c.numSplits =
-              defaultSplits(driver.multiprocessors(), b, c.hq / heads, seqLen, perSm);
           // The same problem (seed) for every formulation of stage 1.
           uint64_t shapeSeed = seed++;
           for (int mma = 0; mma < kFormulations; ++mma) {
+            c.numSplits = defaultSplits(driver.multiprocessors(), b, c.hq / heads, seqLen,
+                                        perSm * 4 / formulationWarps(mma));
             BenchRow row{name, b, seqLen, heads, c.numSplits, mma, stage1Build(c, mma)};
             err = benchShape(driver, builds, cache, deviceCache, flush, flushBytes, c, mma,
                              shapeSeed, checkOnly, row);
