@@ -132,15 +132,17 @@ private:
 
   /// Whether `v` can be computed anew from cheap values and memory: loads
   /// whose pointers hold runs of consecutive addresses of at most
-  /// kShortRunBytes (no layout would make them wide accesses), gathers from a table and elementwise arithmetic
+  /// kShortRunBytes (no layout would make them wide accesses) and whose
+  /// values no address is computed from (`address`), gathers from a table and elementwise arithmetic
   /// on them. A dot operand made so (packed codes decoded, say) is computed
   /// in the matrix instructions' layout, its loads issued there, instead of
   /// passing through shared memory.
-  bool canRematerialize(Value v, int depth) {
+  bool canRematerialize(Value v, int depth, bool address = false) {
     Operation *def = v.getDefiningOp();
     if (!def || depth > 64)
       return false;
-    if (auto known = rematerializable.find(v); known != rematerializable.end())
+    auto key = std::make_pair(v, int(address));
+    if (auto known = rematerializable.find(key); known != rematerializable.end())
       return known->second;
     bool elementwise = isa<arith::ArithDialect, math::MathDialect>(def->getDialect()) &&
                        def->getNumRegions() == 0 && def->getNumResults() == 1;
@@ -149,24 +151,32 @@ private:
                                    ExpandDimsOp, AddPtrOp, PtrCastOp, ConvertLayoutOp>(def))) {
       ok = true;
       if (auto load = dyn_cast<LoadOp>(def)) {
+        // Index-table entries that addresses are computed from are read
+        // once and converted (convertTo): re-reading them in every layout
+        // put the table's latency in front of each dependent load (paged MQA).
+        if (address)
+          return rematerializable[key] = true;
         AxisInfo ptr = axis.get(load.getPtr());
         ok = ptr.contiguity * byteWidth(getElementTypeOrSelf(load)) <= kShortRunBytes;
       }
       auto gather = dyn_cast<GatherOp>(def);
+      auto addptr = dyn_cast<AddPtrOp>(def);
       ok = ok && llvm::all_of(def->getOperands(), [&](Value operand) {
              return !isTile(operand) || (gather && operand == gather.getTable()) ||
-                    canRematerialize(operand, depth + 1);
+                    canRematerialize(operand, depth + 1,
+                                     address || (addptr && operand == addptr.getOffset()));
            });
     }
-    rematerializable[v] = ok;
+    rematerializable[key] = ok;
     return ok;
   }
 
-  /// `v` computed anew in `layout`, right after the original.
-  Value recompute(Value v, DistributedLayoutAttr layout) {
+  /// `v` computed anew in `layout`, right after the original (`address`:
+  /// `v` is, or goes into, an address offset).
+  Value recompute(Value v, DistributedLayoutAttr layout, bool address) {
     Operation *def = v.getDefiningOp();
     if (auto convert = dyn_cast<ConvertLayoutOp>(def))
-      return convertTo(convert.getSrc(), layout);
+      return convertTo(convert.getSrc(), layout, address);
     SmallVector<Value> operands;
     for (Value operand : def->getOperands()) {
       auto gather = dyn_cast<GatherOp>(def);
@@ -179,7 +189,9 @@ private:
         need = sourceLayoutFor(broadcast, layout);
       if (auto trans = dyn_cast<TransOp>(def)) // transposing twice gives the layout back
         need = transposeLayout(layout, cast<RankedTensorType>(trans.getType()).getShape());
-      operands.push_back(convertTo(operand, need));
+      auto addptr = dyn_cast<AddPtrOp>(def);
+      operands.push_back(
+          convertTo(operand, need, address || (addptr && operand == addptr.getOffset())));
     }
     OpBuilder b(def->getContext());
     b.setInsertionPointAfter(def);
@@ -193,11 +205,11 @@ private:
   }
 
   /// `v` in `layout`: itself, recomputed, or through tile.convert_layout.
-  Value convertTo(Value v, DistributedLayoutAttr layout) {
+  Value convertTo(Value v, DistributedLayoutAttr layout, bool address = false) {
     if (getLayout(v.getType()) == layout)
       return v;
     auto key = std::make_pair(v, Attribute(layout));
-    bool remat = canRematerialize(v, 0);
+    bool remat = canRematerialize(v, 0, address) && !(address && v.getDefiningOp<LoadOp>());
     // Recompute what an earlier use converted.
     if (Value done = converted.lookup(key);
         done && !(remat && isa_and_present<ConvertLayoutOp>(done.getDefiningOp())))
@@ -208,7 +220,7 @@ private:
         remat) {
       // Broadcasts, expand_dims and transposes move no data: redo them in
       // the new layout and convert their (smaller) source instead.
-      result = recompute(v, layout);
+      result = recompute(v, layout, address);
     } else {
       OpBuilder b(ctx);
       b.setInsertionPointAfterValue(v);
@@ -265,7 +277,7 @@ private:
   /// Inside a trial (computedLayouts), nested loops keep their initial
   /// layouts: trials within trials would cost 2^depth layouts of the body.
   bool inTrial = false;
-  DenseMap<Value, bool> rematerializable;
+  DenseMap<std::pair<Value, int>, bool> rematerializable;
 };
 
 LogicalResult Assigner::visit(Operation *op) {
