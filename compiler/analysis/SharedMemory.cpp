@@ -3,6 +3,9 @@
 
 #include "tile/Dialect/TileLayout.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
 using namespace mlir;
 using namespace mlir::tileir;
 
@@ -48,4 +51,16 @@ int64_t mlir::tileir::sharedAlignment(Operation *op) {
   if (auto stages = dyn_cast<StageBufferOp>(op); stages && stages.getSwizzled())
     return 1024; // the swizzle repeats every 8 rows of 128 bytes
   return 16;
+}
+
+Operation *mlir::tileir::gatherTableLoop(Operation *op) {
+  auto gather = dyn_cast<GatherOp>(op);
+  if (!gather)
+    return nullptr;
+  Operation *loop = nullptr;
+  for (Operation *parent = op->getParentOp(); parent && !isa<func::FuncOp>(parent);
+       parent = parent->getParentOp())
+    if (isa<scf::ForOp>(parent) && !parent->isAncestor(gather.getTable().getParentBlock()->getParentOp()))
+      loop = parent;
+  return loop;
 }

@@ -140,23 +140,36 @@ struct GatherLowering : GPUPattern<GatherOp> {
       return rewriter.notifyMatchFailure(op, "no shared memory allocated");
     // The table goes to shared memory (every thread writes the elements it
     // holds; copies of one element write the same value), then each thread
-    // reads its indices' elements.
+    // reads its indices' elements. A table defined outside a loop around the
+    // gather is written once, before the loop (gatherTableLoop; its buffer
+    // lives through the loop, a barrier after it), and the gather only reads.
     Location loc = op.getLoc();
     const GPUTargetInfo &target = lowering.target;
     auto tableType = op.getTable().getType();
     auto layout = getLayout(tableType);
     int64_t bytes = sharedElementBytes(tableType);
-    SmallVector<Value> table = unpack(rewriter, loc, adaptor.getTable());
-    Type elem = table.front().getType();
-    Value base = threadIndex(rewriter, loc, target, layout);
-    for (auto [r, v] : llvm::enumerate(table)) {
-      Value index = arith::OrIOp::create(rewriter, loc, base,
-                                         i32Const(rewriter, loc, layout.registerIndex(int64_t(r))));
-      Value offset = arith::MulIOp::create(rewriter, loc, index, i32Const(rewriter, loc, bytes));
-      LLVM::StoreOp::create(rewriter, loc, toMemory(rewriter, loc, v),
-                            sharedAddress(rewriter, loc, target, op, offset), bytes);
+    Operation *loop = gatherTableLoop(op);
+    SmallVector<Value> table;
+    {
+      OpBuilder::InsertionGuard guard(rewriter);
+      if (loop)
+        rewriter.setInsertionPoint(loop);
+      table = unpack(rewriter, loc, adaptor.getTable());
+      Value base = threadIndex(rewriter, loc, target, layout);
+      for (auto [r, v] : llvm::enumerate(table)) {
+        Value index = arith::OrIOp::create(
+            rewriter, loc, base, i32Const(rewriter, loc, layout.registerIndex(int64_t(r))));
+        Value offset = arith::MulIOp::create(rewriter, loc, index, i32Const(rewriter, loc, bytes));
+        LLVM::StoreOp::create(rewriter, loc, toMemory(rewriter, loc, v),
+                              sharedAddress(rewriter, loc, target, op, offset), bytes);
+      }
+      target.barrier(rewriter, loc);
+      if (loop) { // no thread may reuse the bytes while another still reads
+        rewriter.setInsertionPointAfter(loop);
+        target.barrier(rewriter, loc);
+      }
     }
-    target.barrier(rewriter, loc);
+    Type elem = table.front().getType();
     Value mask = i32Const(rewriter, loc, tableType.getDimSize(0) - 1);
     SmallVector<Value> out;
     for (Value index : unpack(rewriter, loc, adaptor.getIndices())) {
@@ -171,7 +184,8 @@ struct GatherLowering : GPUPattern<GatherOp> {
                                        sharedAddress(rewriter, loc, target, op, offset), bytes);
       out.push_back(fromMemory(rewriter, loc, raw, elem, 1).front());
     }
-    target.barrier(rewriter, loc);
+    if (!loop)
+      target.barrier(rewriter, loc);
     rewriter.replaceOp(op, pack(rewriter, loc, getTypeConverter()->convertType(op.getType()), out));
     return success();
   }

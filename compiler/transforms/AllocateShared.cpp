@@ -4,7 +4,8 @@
 // the op that writes it to the last op that reads it: scratch of one op is
 // written and read back before the op ends; a ring buffer of pipelined loads
 // (tile.stage_buffer) lives from its definition to the end of the last loop
-// that uses it. Buffers whose
+// that uses it, and a gather's table that is defined outside a loop around
+// the gather lives through that loop (it is written once, before it). Buffers whose
 // lifetimes do not overlap share bytes: buffers are placed largest first at
 // the lowest offset, aligned as the buffer asks (16 bytes by default), free
 // of every buffer live at the same time. The offsets go on the ops, the kernel's total on the kernel.
@@ -78,6 +79,11 @@ struct AllocateShared : mlir::tileir::impl::AllocateSharedBase<AllocateShared> {
           buffers.push_back({op, bytes, sharedAlignment(op), position, position});
       });
       for (Buffer &b : buffers) {
+        // A gather table written before its loop lives through the loop.
+        if (Operation *loop = gatherTableLoop(b.op)) {
+          b.start = positions[loop];
+          loop->walk([&](Operation *nested) { b.end = std::max(b.end, positions[nested]); });
+        }
         if (!isa<StageBufferOp>(b.op))
           continue;
         for (Operation *user : b.op->getUsers()) {

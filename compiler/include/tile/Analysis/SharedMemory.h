@@ -24,6 +24,11 @@ int64_t sharedScratchBytes(Operation *op);
 /// for more).
 int64_t sharedAlignment(Operation *op);
 
+/// The outermost loop around `op`, a tile.gather, that its table is
+/// defined outside of: the table is written to shared memory once, before
+/// that loop, and stays there while it runs (null: written at the gather).
+Operation *gatherTableLoop(Operation *op);
+
 /// The attribute holding an op's byte offset into the kernel's shared memory.
 inline constexpr llvm::StringLiteral kSharedOffsetAttr = "tile.shared_offset";
 /// The attribute of a dot whose B operand the target stages through shared
