@@ -90,7 +90,7 @@ done
 # Cubins (ptxas here) of the kernels whose machine code the suite disassembles on the GPU
 # machine (cuobjdump -sass there): mma.sync and wgmma on f16 and fp8, fp8_mqa_logits (wgmma from
 # its cp.async ring buffer; one and two query rows per program),
-# TurboQuant stage 1.
+# TurboQuant stage 1 (the default build and .mma.tok's).
 mkdir -p $out/sass
 $tilec compile tests/gpu/kernels/layouts.tile --kernel matmul -D T=f16 --target=$target \
   -o $out/sass/matmul.f16.cubin
@@ -106,6 +106,9 @@ $tilec compile kernels/mqa_logits/fp8_mqa_logits.tile --target=$target -D BLOCK_
   --num-warps=8 --assume q=16 --assume kv=16 -o $out/sass/fp8_mqa_logits.bq2.cubin
 $tilec compile kernels/turboquant/turboquant_decode.tile --kernel turboquant_decode_stage1 \
   --target=$target -o $out/sass/turboquant_decode_stage1.k4v4.cubin
+$tilec compile kernels/turboquant/turboquant_decode.tile --kernel turboquant_decode_stage1 \
+  -D MMA=2 -D BLOCK_T=32 --num-warps=1 --assume kv_cache=16 --target=$target \
+  -o $out/sass/turboquant_decode_stage1.k4v4.mma.tok.cubin
 cp build/tests/gpu/norm-gpu build/tests/gpu/layout-gpu build/tests/gpu/mqa-gpu \
   build/bench/launch-overhead "$out/"
 
