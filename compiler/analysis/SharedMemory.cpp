@@ -57,10 +57,11 @@ Operation *mlir::tileir::gatherTableLoop(Operation *op) {
   auto gather = dyn_cast<GatherOp>(op);
   if (!gather)
     return nullptr;
+  Operation *tableScope = gather.getTable().getParentBlock()->getParentOp();
   Operation *loop = nullptr;
   for (Operation *parent = op->getParentOp(); parent && !isa<func::FuncOp>(parent);
        parent = parent->getParentOp())
-    if (isa<scf::ForOp>(parent) && !parent->isAncestor(gather.getTable().getParentBlock()->getParentOp()))
+    if (isa<scf::ForOp>(parent) && !parent->isAncestor(tableScope))
       loop = parent;
   return loop;
 }

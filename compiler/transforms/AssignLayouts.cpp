@@ -5,7 +5,9 @@
 // broadcast asks for its source in the layout whose broadcast is a register
 // copy. Where a value's layout is not what its user needs, cheap values
 // (ranges, splats, constants and integer arithmetic on them) are recomputed
-// in the needed layout and anything else goes through tile.convert_layout.
+// in the needed layout, and so are values computed from them and from
+// short-run loads and table gathers (the loads re-issued in the new layout);
+// anything else goes through tile.convert_layout.
 //
 //===----------------------------------------------------------------------===//
 #include "tile/Analysis/AxisInfo.h"
@@ -132,11 +134,12 @@ private:
 
   /// Whether `v` can be computed anew from cheap values and memory: loads
   /// whose pointers hold runs of consecutive addresses of at most
-  /// kShortRunBytes (no layout would make them wide accesses) and whose
-  /// values no address is computed from (`address`), gathers from a table and elementwise arithmetic
-  /// on them. A dot operand made so (packed codes decoded, say) is computed
-  /// in the matrix instructions' layout, its loads issued there, instead of
-  /// passing through shared memory.
+  /// kShortRunBytes (no layout would make them wide accesses), gathers from
+  /// a table and elementwise arithmetic on them. A value made so (packed
+  /// codes decoded into a dot operand, say) is computed in the layout its
+  /// user needs, its loads issued there, instead of passing through shared
+  /// memory. Loads whose values addresses are computed from (`address`: an
+  /// index table) stop the search: convertTo converts them.
   bool canRematerialize(Value v, int depth, bool address = false) {
     Operation *def = v.getDefiningOp();
     if (!def || depth > 64)
@@ -277,6 +280,8 @@ private:
   /// Inside a trial (computedLayouts), nested loops keep their initial
   /// layouts: trials within trials would cost 2^depth layouts of the body.
   bool inTrial = false;
+  /// canRematerialize's answers, by value and address context (cleared when
+  /// a trial's ops are erased).
   DenseMap<std::pair<Value, int>, bool> rematerializable;
 };
 
