@@ -65,7 +65,7 @@ const char *formulationSuffix(int mma) {
   return mma == 0 ? "" : mma == 1 ? ".mma" : ".mma.tok";
 }
 std::string formulationArgs(int mma, int kbits) {
-  if (mma == 2) // BLOCK_T: the faster of 16 and 32 on the H200 (bench/RESULTS.md run 22)
+  if (mma == 2) // BLOCK_T: the faster of 16 and 32 on the H200 (bench/RESULTS.md runs 23, 25)
     return std::string(" -D MMA=2 --num-warps=1 -D BLOCK_T=") + (kbits == 8 ? "16" : "32");
   return mma == 0 ? "" : " -D MMA=1 -D BLOCK_T=32";
 }
