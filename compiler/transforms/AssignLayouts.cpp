@@ -44,6 +44,13 @@ int64_t byteWidth(Type t) { return std::max<int64_t>(1, t.getIntOrFloatBitWidth(
 
 bool isTile(Value v) { return isa<RankedTensorType>(v.getType()); }
 
+/// An arith or math op with one result and no regions: it works element by
+/// element, so it can run in any layout its operands share.
+bool isElementwise(Operation *op) {
+  return isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) &&
+         op->getNumRegions() == 0 && op->getNumResults() == 1;
+}
+
 /// Ops that are cheaper to recompute in another layout than to convert.
 bool isCheap(Operation *op) {
   if (isa<RangeOp, SplatOp, ExpandDimsOp, ReshapeOp, BroadcastOp, AddPtrOp, PtrCastOp,
@@ -108,9 +115,7 @@ private:
     Operation *def = v.getDefiningOp();
     if (!def || isa<BroadcastOp, ExpandDimsOp, ReshapeOp>(def) || canRecompute(v, 0))
       return true;
-    bool elementwise = isa<arith::ArithDialect, math::MathDialect>(def->getDialect()) &&
-                       def->getNumRegions() == 0 && def->getNumResults() == 1;
-    return elementwise && depth < 4 && llvm::all_of(def->getOperands(), [&](Value operand) {
+    return isElementwise(def) && depth < 4 && llvm::all_of(def->getOperands(), [&](Value operand) {
              return !isTile(operand) || isMovable(operand, depth + 1);
            });
   }
@@ -124,9 +129,7 @@ private:
     for (Operation *user : v.getUsers()) {
       if (isa<ExpandDimsOp, scf::YieldOp>(user))
         return true;
-      bool elementwise = isa<arith::ArithDialect, math::MathDialect>(user->getDialect()) &&
-                         user->getNumRegions() == 0 && user->getNumResults() == 1;
-      if (elementwise && reachesExpandOrCarried(user->getResult(0), depth + 1))
+      if (isElementwise(user) && reachesExpandOrCarried(user->getResult(0), depth + 1))
         return true;
     }
     return false;
@@ -147,10 +150,8 @@ private:
     auto key = std::make_pair(v, int(address));
     if (auto known = rematerializable.find(key); known != rematerializable.end())
       return known->second;
-    bool elementwise = isa<arith::ArithDialect, math::MathDialect>(def->getDialect()) &&
-                       def->getNumRegions() == 0 && def->getNumResults() == 1;
     bool ok = canRecompute(v, 0);
-    if (!ok && (elementwise || isa<LoadOp, GatherOp, TransOp, ReshapeOp, BroadcastOp,
+    if (!ok && (isElementwise(def) || isa<LoadOp, GatherOp, TransOp, ReshapeOp, BroadcastOp,
                                    ExpandDimsOp, AddPtrOp, PtrCastOp, ConvertLayoutOp>(def))) {
       ok = true;
       if (auto load = dyn_cast<LoadOp>(def)) {
@@ -180,9 +181,10 @@ private:
     Operation *def = v.getDefiningOp();
     if (auto convert = dyn_cast<ConvertLayoutOp>(def))
       return convertTo(convert.getSrc(), layout, address);
+    auto gather = dyn_cast<GatherOp>(def);
+    auto addptr = dyn_cast<AddPtrOp>(def);
     SmallVector<Value> operands;
     for (Value operand : def->getOperands()) {
-      auto gather = dyn_cast<GatherOp>(def);
       if (!isTile(operand) || (gather && operand == gather.getTable())) {
         operands.push_back(operand);
         continue;
@@ -192,7 +194,6 @@ private:
         need = sourceLayoutFor(broadcast, layout);
       if (auto trans = dyn_cast<TransOp>(def)) // transposing twice gives the layout back
         need = transposeLayout(layout, cast<RankedTensorType>(trans.getType()).getShape());
-      auto addptr = dyn_cast<AddPtrOp>(def);
       operands.push_back(
           convertTo(operand, need, address || (addptr && operand == addptr.getOffset())));
     }
@@ -370,10 +371,7 @@ LogicalResult Assigner::visit(Operation *op) {
     dot.getAccMutable().assign(convertTo(dot.getAcc(), acc));
     return assign(op, dot.getResult(), acc);
   }
-  bool elementwise = isa<AddPtrOp, PtrCastOp>(op) ||
-                     (isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) &&
-                      op->getNumRegions() == 0 && op->getNumResults() == 1);
-  if (!elementwise)
+  if (!isa<AddPtrOp, PtrCastOp>(op) && !isElementwise(op))
     return op->emitError() << "internal error: no GPU layout rule for '" << op->getName()
                            << "'";
   // Elementwise: the layout of an operand that would cost a conversion
