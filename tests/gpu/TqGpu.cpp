@@ -34,6 +34,8 @@
 //
 //   tq-gpu DIR [--check-only] [--programs-per-sm N]   (splits: the anchor's
 //                                                      rule, 4 programs per SM)
+//              [--formulation K]  checks and times stage-1 formulation K (0, 1
+//                                 or 2) only
 //   tq-gpu --list       prints "<build> <tilec compile arguments>" per line
 //
 //===----------------------------------------------------------------------===//
@@ -169,9 +171,11 @@ struct Builds {
 
 const char *verdict(const TqResult &r) { return r.pass ? "pass" : "FAIL"; }
 
-int runChecks(Builds &builds) {
+int runChecks(Builds &builds, int only) {
   int cases = 0, failures = 0;
   for (int mma = 0; mma < kFormulations; ++mma) {
+    if (only >= 0 && mma != only)
+      continue;
     uint64_t seed = 3000;
     std::string tag = " MMA=" + std::to_string(mma);
     for (const TqCase &c : checkCases()) {
@@ -354,7 +358,7 @@ std::string benchShape(cuda::Driver &driver, Builds &builds, const std::shared_p
   return err;
 }
 
-int runBench(cuda::Driver &driver, Builds &builds, bool checkOnly, int64_t perSm) {
+int runBench(cuda::Driver &driver, Builds &builds, bool checkOnly, int64_t perSm, int only) {
   const int64_t maxB = 128, maxSeq = 32768;
   size_t flushBytes = size_t(256) << 20;
   cuda::DevicePtr flush = 0;
@@ -388,6 +392,8 @@ int runBench(cuda::Driver &driver, Builds &builds, bool checkOnly, int64_t perSm
           // The same problem (seed) for every formulation of stage 1.
           uint64_t shapeSeed = seed++;
           for (int mma = 0; mma < kFormulations; ++mma) {
+            if (only >= 0 && mma != only)
+              continue;
             c.numSplits = defaultSplits(driver.multiprocessors(), b, c.hq / heads, seqLen,
                                         perSm * 4 / formulationWarps(mma));
             BenchRow row{name, b, seqLen, heads, c.numSplits, mma, stage1Build(c, mma)};
@@ -413,9 +419,11 @@ int runBench(cuda::Driver &driver, Builds &builds, bool checkOnly, int64_t perSm
 } // namespace
 
 int main(int argc, char **argv) {
-  const char *usage = "usage: tq-gpu DIR [--check-only] [--programs-per-sm N] | --list\n";
+  const char *usage =
+      "usage: tq-gpu DIR [--check-only] [--programs-per-sm N] [--formulation K] | --list\n";
   bool checkOnly = false;
   int64_t perSm = 4;
+  int only = -1;
   bool ok = argc >= 2;
   for (int i = 2; ok && i < argc; ++i) {
     std::string arg = argv[i];
@@ -423,6 +431,8 @@ int main(int argc, char **argv) {
       checkOnly = true;
     else if (arg == "--programs-per-sm" && i + 1 < argc)
       ok = (perSm = std::atoll(argv[++i])) > 0;
+    else if (arg == "--formulation" && i + 1 < argc)
+      ok = (only = std::atoi(argv[++i])) >= 0 && only < kFormulations;
     else
       ok = false;
   }
@@ -457,8 +467,8 @@ int main(int argc, char **argv) {
     }
     builds.variants[name] = std::move(v);
   }
-  int failures = runChecks(builds);
-  failures += runBench(*driver, builds, checkOnly, perSm);
+  int failures = runChecks(builds, only);
+  failures += runBench(*driver, builds, checkOnly, perSm, only);
   std::printf("\ntq-gpu: %d failures\n", failures);
   return failures ? 1 : 0;
 }
