@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# An alternate set of TurboQuant stage-1 builds for an A/B run on the GPU, next
+# to the payload's own (run scripts/gpu-artifacts.sh first):
+#   scripts/tq-variant.sh NAME FILE [tilec compile arguments...]
+# copies tq-gpu and the payload's TurboQuant builds into .carry/gpu/NAME and
+# rebuilds there every `.mma.tok` build of tq-builds.txt from FILE (a variant
+# of kernels/turboquant/turboquant_decode.tile) with the extra arguments
+# appended (a later -D wins). Then re-pack and, on the device,
+#   cd .carry/gpu/NAME && ./tq-gpu . --formulation 2
+# checks and times that formulation alone (bench/RESULTS.md, runs 27-29).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [ $# -lt 2 ]; then
+  echo "usage: scripts/tq-variant.sh NAME FILE [tilec compile arguments...]" >&2
+  exit 2
+fi
+name=$1 file=$2
+shift 2
+gpu=.carry/gpu
+if [ ! -f "$gpu/tq-builds.txt" ] || [ ! -x "$gpu/tq-gpu" ]; then
+  echo "tq-variant.sh: no TurboQuant builds in $gpu: run scripts/gpu-artifacts.sh first" >&2
+  exit 1
+fi
+out=$gpu/$name
+rm -rf "$out" && mkdir -p "$out"
+cp "$gpu/tq-gpu" "$gpu"/turboquant_* "$out/"
+grep '\.mma\.tok ' "$gpu/tq-builds.txt" | while read -r build args; do
+  # shellcheck disable=SC2086 # the arguments are words
+  build/tools/tilec/tilec compile "$file" $args "$@" --target="${TARGET:-sm_90a}" \
+    -o "$out/$build.ptx" --no-cache </dev/null
+done
+(cd .carry && tar -cJf payload.tar.xz gpu)
+echo "tq-variant.sh: $out ready; .carry/payload.tar.xz re-packed"
