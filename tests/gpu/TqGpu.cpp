@@ -43,7 +43,7 @@
 #include "TqCheck.h"
 
 #include <algorithm>
-#include <cstdlib>
+#include <charconv>
 #include <cstdio>
 #include <cstring>
 #include <functional>
@@ -171,7 +171,7 @@ struct Builds {
 
 const char *verdict(const TqResult &r) { return r.pass ? "pass" : "FAIL"; }
 
-int runChecks(Builds &builds, int only) {
+int runChecks(Builds &builds, int64_t only) {
   int cases = 0, failures = 0;
   for (int mma = 0; mma < kFormulations; ++mma) {
     if (only >= 0 && mma != only)
@@ -358,7 +358,8 @@ std::string benchShape(cuda::Driver &driver, Builds &builds, const std::shared_p
   return err;
 }
 
-int runBench(cuda::Driver &driver, Builds &builds, bool checkOnly, int64_t perSm, int only) {
+int runBench(cuda::Driver &driver, Builds &builds, bool checkOnly, int64_t perSm,
+             int64_t only) {
   const int64_t maxB = 128, maxSeq = 32768;
   size_t flushBytes = size_t(256) << 20;
   cuda::DevicePtr flush = 0;
@@ -416,23 +417,29 @@ int runBench(cuda::Driver &driver, Builds &builds, bool checkOnly, int64_t perSm
   return failures;
 }
 
+/// `text` as a whole integer in [lo, hi], or false.
+bool parseInt(const char *text, int64_t lo, int64_t hi, int64_t &value) {
+  const char *end = text + std::strlen(text);
+  auto [at, ec] = std::from_chars(text, end, value);
+  return ec == std::errc() && at == end && value >= lo && value <= hi;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
   const char *usage =
       "usage: tq-gpu DIR [--check-only] [--programs-per-sm N] [--formulation K] | --list\n";
   bool checkOnly = false;
-  int64_t perSm = 4;
-  int only = -1;
+  int64_t perSm = 4, only = -1;
   bool ok = argc >= 2;
   for (int i = 2; ok && i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--check-only")
       checkOnly = true;
     else if (arg == "--programs-per-sm" && i + 1 < argc)
-      ok = (perSm = std::atoll(argv[++i])) > 0;
+      ok = parseInt(argv[++i], 1, 1024, perSm);
     else if (arg == "--formulation" && i + 1 < argc)
-      ok = (only = std::atoi(argv[++i])) >= 0 && only < kFormulations;
+      ok = parseInt(argv[++i], 0, kFormulations - 1, only);
     else
       ok = false;
   }
