@@ -51,6 +51,12 @@ bool isElementwise(Operation *op) {
          op->getNumRegions() == 0 && op->getNumResults() == 1;
 }
 
+/// Where the rematerialization of an address stops: index-table loads are
+/// read once and converted (convertTo), the arithmetic after them redone;
+/// re-reading the table in every layout put its latency in front of each
+/// dependent load (paged MQA).
+bool isAddressLeaf(Operation *op) { return isa<LoadOp>(op); }
+
 /// Ops that are cheaper to recompute in another layout than to convert.
 bool isCheap(Operation *op) {
   if (isa<RangeOp, SplatOp, ExpandDimsOp, ReshapeOp, BroadcastOp, AddPtrOp, PtrCastOp,
@@ -141,8 +147,8 @@ private:
   /// a table and elementwise arithmetic on them. A value made so (packed
   /// codes decoded into a dot operand, say) is computed in the layout its
   /// user needs, its loads issued there, instead of passing through shared
-  /// memory. Loads whose values addresses are computed from (`address`: an
-  /// index table) stop the search: convertTo converts them.
+  /// memory. In what addresses are computed from (`address`), isAddressLeaf
+  /// values stop the search: convertTo converts them.
   bool canRematerialize(Value v, int depth, bool address = false) {
     Operation *def = v.getDefiningOp();
     if (!def || depth > 64)
@@ -150,16 +156,13 @@ private:
     auto key = std::make_pair(v, int(address));
     if (auto known = rematerializable.find(key); known != rematerializable.end())
       return known->second;
+    if (address && isAddressLeaf(def))
+      return rematerializable[key] = true;
     bool ok = canRecompute(v, 0);
     if (!ok && (isElementwise(def) || isa<LoadOp, GatherOp, TransOp, ReshapeOp, BroadcastOp,
                                    ExpandDimsOp, AddPtrOp, PtrCastOp, ConvertLayoutOp>(def))) {
       ok = true;
       if (auto load = dyn_cast<LoadOp>(def)) {
-        // Index-table entries that addresses are computed from are read
-        // once and converted (convertTo): re-reading them in every layout
-        // put the table's latency in front of each dependent load (paged MQA).
-        if (address)
-          return rematerializable[key] = true;
         AxisInfo ptr = axis.get(load.getPtr());
         ok = ptr.contiguity * byteWidth(getElementTypeOrSelf(load)) <= kShortRunBytes;
       }
@@ -213,13 +216,13 @@ private:
     if (getLayout(v.getType()) == layout)
       return v;
     auto key = std::make_pair(v, Attribute(layout));
-    bool remat = canRematerialize(v, 0, address) && !(address && v.getDefiningOp<LoadOp>());
+    Operation *def = v.getDefiningOp();
+    bool remat = canRematerialize(v, 0, address) && !(address && def && isAddressLeaf(def));
     // Recompute what an earlier use converted.
     if (Value done = converted.lookup(key);
         done && !(remat && isa_and_present<ConvertLayoutOp>(done.getDefiningOp())))
       return done;
     Value result;
-    Operation *def = v.getDefiningOp();
     if (canRecompute(v, 0) || isa_and_present<BroadcastOp, ExpandDimsOp, ReshapeOp, TransOp>(def) ||
         remat) {
       // Broadcasts, expand_dims and transposes move no data: redo them in
