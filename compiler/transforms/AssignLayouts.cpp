@@ -4,10 +4,11 @@
 // threads (the source layout with the reduced dimension dropped), and a
 // broadcast asks for its source in the layout whose broadcast is a register
 // copy. Where a value's layout is not what its user needs, cheap values
-// (ranges, splats, constants and integer arithmetic on them) are recomputed
-// in the needed layout, and so are values computed from them and from
-// short-run loads and table gathers (the loads re-issued in the new layout);
-// anything else goes through tile.convert_layout.
+// (ranges, splats, constants and integer arithmetic on them but divisions)
+// are recomputed in the needed layout, and so are values computed from them
+// and from short-run loads and table gathers (the loads re-issued in the new
+// layout); in addresses, index-table loads and divisions are converted, the
+// arithmetic on them redone; anything else goes through tile.convert_layout.
 //
 //===----------------------------------------------------------------------===//
 #include "tile/Analysis/AxisInfo.h"
@@ -51,11 +52,18 @@ bool isElementwise(Operation *op) {
          op->getNumRegions() == 0 && op->getNumResults() == 1;
 }
 
-/// Where the rematerialization of an address stops: index-table loads are
-/// read once and converted (convertTo), the arithmetic after them redone;
-/// re-reading the table in every layout put its latency in front of each
-/// dependent load (paged MQA).
-bool isAddressLeaf(Operation *op) { return isa<LoadOp>(op); }
+/// Integer division and remainder: some twenty instructions an element by
+/// a divisor known at run time, dearer than a conversion's share.
+bool isDivision(Operation *op) {
+  return isa<arith::DivSIOp, arith::DivUIOp, arith::RemSIOp, arith::RemUIOp, arith::CeilDivSIOp,
+             arith::CeilDivUIOp, arith::FloorDivSIOp>(op);
+}
+
+/// Where the rematerialization of an address stops and converts: index-table
+/// loads (re-reading the table in every layout put its latency in front of
+/// each dependent load) and divisions (a paged kernel's `j % block_size`
+/// redone in every layout slowed paged MQA by 22-30%).
+bool isAddressLeaf(Operation *op) { return isa<LoadOp>(op) || isDivision(op); }
 
 /// Ops that are cheaper to recompute in another layout than to convert.
 bool isCheap(Operation *op) {
@@ -65,7 +73,8 @@ bool isCheap(Operation *op) {
   if (auto constant = dyn_cast<arith::ConstantOp>(op))
     return isa<SplatElementsAttr>(constant.getValue());
   return isa<arith::ArithDialect>(op->getDialect()) && op->getNumResults() == 1 &&
-         op->getNumRegions() == 0 && getElementTypeOrSelf(op->getResult(0)).isIntOrIndex();
+         op->getNumRegions() == 0 && getElementTypeOrSelf(op->getResult(0)).isIntOrIndex() &&
+         !isDivision(op);
 }
 
 class Assigner {
@@ -144,11 +153,12 @@ private:
   /// Whether `v` can be computed anew from cheap values and memory: loads
   /// whose pointers hold runs of consecutive addresses of at most
   /// kShortRunBytes (no layout would make them wide accesses), gathers from
-  /// a table and elementwise arithmetic on them. A value made so (packed
-  /// codes decoded into a dot operand, say) is computed in the layout its
-  /// user needs, its loads issued there, instead of passing through shared
-  /// memory. In what addresses are computed from (`address`), isAddressLeaf
-  /// values stop the search: convertTo converts them.
+  /// a table and elementwise arithmetic on them but divisions. A value made
+  /// so (packed codes decoded into a dot operand, say) is computed in the
+  /// layout its user needs, its loads issued there, instead of passing
+  /// through shared memory. In what addresses are computed from
+  /// (`address`), isAddressLeaf values stop the search: convertTo converts
+  /// them.
   bool canRematerialize(Value v, int depth, bool address = false) {
     Operation *def = v.getDefiningOp();
     if (!def || depth > 64)
@@ -159,8 +169,9 @@ private:
     if (address && isAddressLeaf(def))
       return rematerializable[key] = true;
     bool ok = canRecompute(v, 0);
-    if (!ok && (isElementwise(def) || isa<LoadOp, GatherOp, TransOp, ReshapeOp, BroadcastOp,
-                                   ExpandDimsOp, AddPtrOp, PtrCastOp, ConvertLayoutOp>(def))) {
+    if (!ok && ((isElementwise(def) && !isDivision(def)) ||
+                isa<LoadOp, GatherOp, TransOp, ReshapeOp, BroadcastOp, ExpandDimsOp, AddPtrOp,
+                    PtrCastOp, ConvertLayoutOp>(def))) {
       ok = true;
       if (auto load = dyn_cast<LoadOp>(def)) {
         AxisInfo ptr = axis.get(load.getPtr());

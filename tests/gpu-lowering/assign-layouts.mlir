@@ -179,3 +179,47 @@ func.func @carried_reduction(%x: !tile.ptr<f32>, %out: !tile.ptr<f32>, %n: i32) 
   tile.store %oa, %m : tensor<16x!tile.ptr<f32>>, tensor<16xf32>
   return
 }
+
+// -----
+
+// A paged gather: rows kv[pages[j / bs] * bs + j % bs, :] of [64, 128] fp8.
+// The page numbers (an index-table load) and `j % bs` (a division) are
+// computed once, in the layout of `j`, and converted to the rows' layout;
+// the arithmetic on them is redone there. Redone, the division cost one
+// remainder per row a thread holds (4 here): paged MQA ran 22-30% slower
+// (bench/RESULTS.md, runs 31 and 33).
+// CHECK-LABEL: func.func @paged_rows(
+// CHECK:         arith.divsi
+// CHECK:         %[[PAGE:.+]] = tile.load
+// CHECK:         tile.convert_layout %[[PAGE]]
+// CHECK:         %[[R:.+]] = arith.remsi
+// CHECK:         tile.convert_layout %[[R]]
+// CHECK-NOT:     arith.remsi
+// CHECK-NOT:     arith.divsi
+// CHECK:         tile.load {{.*}} -> tensor<64x128xf8E4M3FN
+func.func @paged_rows(%pages: !tile.ptr<i32>, %kv: !tile.ptr<f8E4M3FN>, %out: !tile.ptr<f8E4M3FN>, %bs: i32) attributes {tile.kernel} {
+  %j = tile.range 0 to 64 : tensor<64xi32>
+  %bsv = tile.splat %bs : tensor<64xi32>
+  %q = arith.divsi %j, %bsv : tensor<64xi32>
+  %pp = tile.splat %pages : tensor<64x!tile.ptr<i32>>
+  %pa = tile.addptr %pp, %q : tensor<64x!tile.ptr<i32>>, tensor<64xi32>
+  %page = tile.load %pa : tensor<64x!tile.ptr<i32>> -> tensor<64xi32>
+  %r = arith.remsi %j, %bsv : tensor<64xi32>
+  %base = arith.muli %page, %bsv : tensor<64xi32>
+  %slot = arith.addi %base, %r : tensor<64xi32>
+  %s2 = tile.expand_dims %slot, 1 : tensor<64xi32> -> tensor<64x1xi32>
+  %c128 = arith.constant dense<128> : tensor<64x1xi32>
+  %off = arith.muli %s2, %c128 : tensor<64x1xi32>
+  %kvs = tile.splat %kv : tensor<64x1x!tile.ptr<f8E4M3FN>>
+  %rows = tile.addptr %kvs, %off : tensor<64x1x!tile.ptr<f8E4M3FN>>, tensor<64x1xi32>
+  %cols = tile.range 0 to 128 : tensor<128xi32>
+  %c2 = tile.expand_dims %cols, 0 : tensor<128xi32> -> tensor<1x128xi32>
+  %rb = tile.broadcast %rows : tensor<64x1x!tile.ptr<f8E4M3FN>> -> tensor<64x128x!tile.ptr<f8E4M3FN>>
+  %cb = tile.broadcast %c2 : tensor<1x128xi32> -> tensor<64x128xi32>
+  %ptrs = tile.addptr %rb, %cb : tensor<64x128x!tile.ptr<f8E4M3FN>>, tensor<64x128xi32>
+  %x = tile.load %ptrs : tensor<64x128x!tile.ptr<f8E4M3FN>> -> tensor<64x128xf8E4M3FN>
+  %os = tile.splat %out : tensor<64x128x!tile.ptr<f8E4M3FN>>
+  %o = tile.addptr %os, %cb : tensor<64x128x!tile.ptr<f8E4M3FN>>, tensor<64x128xi32>
+  tile.store %o, %x : tensor<64x128x!tile.ptr<f8E4M3FN>>, tensor<64x128xf8E4M3FN>
+  return
+}

@@ -33,8 +33,10 @@ def AssignLayouts : Pass<"tile-assign-layouts", "ModuleOp"> {
     their source's threads (the reduced dimension dropped), broadcasts ask
     for their source in the layout that makes them register copies. Where a
     value's layout differs from what its user needs, ranges, splats,
-    constants and integer arithmetic on them are recomputed in the needed
-    layout; other values go through `tile.convert_layout`. Refuses tiles
+    constants and integer arithmetic on them (but divisions) are recomputed
+    in the needed layout, and so are decode chains of short-run loads; in
+    addresses, index-table loads and divisions are converted once and the
+    arithmetic on them redone; other values go through `tile.convert_layout`. Refuses tiles
     needing more than 1024 registers per thread. Records the thread count
     as `tile.threads` on the kernel.
   }];
