@@ -16,11 +16,49 @@ int64_t mlir::tileir::sharedElementBytes(Type type) {
   return std::max<int64_t>(1, elem.getIntOrFloatBitWidth() / 8);
 }
 
+std::optional<ShufflePlan> mlir::tileir::planShuffles(DistributedLayoutAttr from,
+                                                     DistributedLayoutAttr to) {
+  int64_t laneBits = int64_t(to.getLane().size());
+  // Where `to` holds index bit `bit`: the reading thread's own copy of it.
+  auto source = [&](int64_t bit) -> ShuffleBit {
+    for (auto [j, b] : llvm::enumerate(to.getReg()))
+      if (b == bit)
+        return {ShuffleBit::Register, int64_t(j)};
+    for (auto [j, b] : llvm::enumerate(to.getLane()))
+      if (b == bit)
+        return {ShuffleBit::Thread, int64_t(j)};
+    for (auto [j, b] : llvm::enumerate(to.getWarp()))
+      if (b == bit)
+        return {ShuffleBit::Thread, laneBits + int64_t(j)};
+    llvm_unreachable("every index bit has an owner in a #tile.dist layout");
+  };
+  for (auto [k, bit] : llvm::enumerate(from.getWarp()))
+    if (bit >= 0 && to.getWarp()[k] != bit)
+      return std::nullopt; // the element is in another warp
+  ShufflePlan plan;
+  for (auto [k, bit] : llvm::enumerate(from.getLane())) {
+    ShuffleBit s{ShuffleBit::Own, int64_t(k)};
+    if (bit >= 0 && to.getLane()[k] != bit)
+      s = source(bit);
+    if (s.kind == ShuffleBit::Thread && s.pos == int64_t(k))
+      s = {ShuffleBit::Own, int64_t(k)};
+    plan.crossesLanes |= s.kind != ShuffleBit::Own;
+    plan.laneBits.push_back(s);
+  }
+  for (int64_t bit : from.getReg()) {
+    plan.regBits.push_back(source(bit));
+    plan.dynamicRegBits += plan.regBits.back().kind == ShuffleBit::Thread;
+  }
+  if (plan.dynamicRegBits > (plan.crossesLanes ? 1 : 3))
+    return std::nullopt;
+  return plan;
+}
+
 int64_t mlir::tileir::sharedScratchBytes(Operation *op) {
   if (auto convert = dyn_cast<ConvertLayoutOp>(op)) {
     auto from = getLayout(convert.getSrc().getType()), to = getLayout(convert.getType());
-    if (from.getLane() == to.getLane() && from.getWarp() == to.getWarp())
-      return 0; // registers move within each thread
+    if (planShuffles(from, to))
+      return 0; // registers move within each thread or by warp shuffles
     auto type = cast<RankedTensorType>(convert.getType());
     return type.getNumElements() * sharedElementBytes(type);
   }

@@ -84,6 +84,108 @@ struct TransLowering : GPUPattern<TransOp> {
   }
 };
 
+/// `v` (an integer or float of at most 64 bits; tile pointers are i64
+/// addresses here) as lane `lane` holds it.
+Value shuffleValue(OpBuilder &b, Location loc, const GPUTargetInfo &target, Value v,
+                   Value lane) {
+  Type type = v.getType(), i32 = b.getI32Type(), i64 = b.getI64Type();
+  Value bits = v;
+  if (isa<FloatType>(type))
+    bits = arith::BitcastOp::create(b, loc, b.getIntegerType(type.getIntOrFloatBitWidth()), v);
+  Type intType = bits.getType();
+  unsigned width = intType.getIntOrFloatBitWidth();
+  assert((width <= 32 || width == 64) && "tile elements are at most 64 bits");
+  Value moved;
+  if (width <= 32) {
+    Value word = width < 32 ? Value(arith::ExtUIOp::create(b, loc, i32, bits)) : bits;
+    moved = target.shuffleIndex(b, loc, word, lane);
+    if (width < 32)
+      moved = arith::TruncIOp::create(b, loc, intType, moved);
+  } else {
+    Value c32 = arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(32));
+    Value lo = arith::TruncIOp::create(b, loc, i32, bits);
+    Value hi = arith::TruncIOp::create(b, loc, i32, arith::ShRUIOp::create(b, loc, bits, c32));
+    lo = arith::ExtUIOp::create(b, loc, i64, target.shuffleIndex(b, loc, lo, lane));
+    hi = arith::ExtUIOp::create(b, loc, i64, target.shuffleIndex(b, loc, hi, lane));
+    moved = arith::OrIOp::create(b, loc, lo, arith::ShLIOp::create(b, loc, hi, c32));
+  }
+  if (isa<FloatType>(type))
+    return arith::BitcastOp::create(b, loc, type, moved);
+  return moved;
+}
+
+/// The registers of layout `to` from `regs` by `plan` (planShuffles): for
+/// each, the candidate source registers (one, or two to eight when the
+/// source register depends on the thread), shuffled from the source lane
+/// when the element crosses lanes, then the thread's own candidate selected.
+SmallVector<Value> moveByShuffles(OpBuilder &b, Location loc, const GPUTargetInfo &target,
+                                  const ShufflePlan &plan, DistributedLayoutAttr to,
+                                  ArrayRef<Value> regs) {
+  Value tid;
+  auto threadBit = [&](int64_t t) -> Value {
+    if (!tid)
+      tid = target.threadId(b, loc);
+    Value v = t ? Value(arith::ShRUIOp::create(b, loc, tid, i32Const(b, loc, t))) : tid;
+    return arith::AndIOp::create(b, loc, v, i32Const(b, loc, 1));
+  };
+  // The source lane's bits every result register shares: the reading
+  // thread's own lane bits and bits moved from its thread id.
+  Value laneBase;
+  if (plan.crossesLanes) {
+    int64_t own = 0;
+    for (auto [k, s] : llvm::enumerate(plan.laneBits))
+      if (s.kind == ShuffleBit::Own)
+        own |= int64_t(1) << k;
+    if (own && !tid)
+      tid = target.threadId(b, loc);
+    laneBase = own ? Value(arith::AndIOp::create(b, loc, tid, i32Const(b, loc, own)))
+                   : i32Const(b, loc, 0);
+    for (auto [k, s] : llvm::enumerate(plan.laneBits))
+      if (s.kind == ShuffleBit::Thread)
+        laneBase = arith::OrIOp::create(
+            b, loc, laneBase, arith::ShLIOp::create(b, loc, threadBit(s.pos), i32Const(b, loc, k)));
+  }
+  SmallVector<int64_t> dynamic;
+  SmallVector<Value> selectors;
+  for (auto [j, s] : llvm::enumerate(plan.regBits))
+    if (s.kind == ShuffleBit::Thread) {
+      dynamic.push_back(int64_t(j));
+      selectors.push_back(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                                                threadBit(s.pos), i32Const(b, loc, 0)));
+    }
+  auto bitOf = [](int64_t value, int64_t pos) { return (value >> pos) & 1; };
+  SmallVector<Value> out;
+  for (int64_t r = 0; r < to.getNumRegisters(); ++r) {
+    int64_t laneConst = 0, reg = 0;
+    for (auto [k, s] : llvm::enumerate(plan.laneBits))
+      if (s.kind == ShuffleBit::Register)
+        laneConst |= bitOf(r, s.pos) << k;
+    for (auto [j, s] : llvm::enumerate(plan.regBits))
+      if (s.kind == ShuffleBit::Register)
+        reg |= bitOf(r, s.pos) << j;
+    Value lane = laneBase;
+    if (plan.crossesLanes && laneConst)
+      lane = arith::OrIOp::create(b, loc, laneBase, i32Const(b, loc, laneConst));
+    SmallVector<Value> candidates;
+    for (int64_t a = 0; a < (int64_t(1) << dynamic.size()); ++a) {
+      int64_t source = reg;
+      for (auto [i, j] : llvm::enumerate(dynamic))
+        source |= bitOf(a, int64_t(i)) << j;
+      Value v = regs[source];
+      candidates.push_back(plan.crossesLanes ? shuffleValue(b, loc, target, v, lane) : v);
+    }
+    for (int64_t i = int64_t(dynamic.size()) - 1; i >= 0; --i) {
+      int64_t half = int64_t(1) << i;
+      for (int64_t c = 0; c < half; ++c)
+        candidates[c] = arith::SelectOp::create(b, loc, selectors[i], candidates[c + half],
+                                                candidates[c]);
+      candidates.resize(half);
+    }
+    out.push_back(candidates.front());
+  }
+  return out;
+}
+
 struct ConvertLayoutLowering : GPUPattern<ConvertLayoutOp> {
   using GPUPattern::GPUPattern;
   LogicalResult matchAndRewrite(ConvertLayoutOp op, OpAdaptor adaptor,
@@ -93,17 +195,17 @@ struct ConvertLayoutLowering : GPUPattern<ConvertLayoutOp> {
     Type resultType = getTypeConverter()->convertType(op.getType());
     SmallVector<Value> regs = unpack(rewriter, loc, adaptor.getSrc());
     SmallVector<Value> out;
+    const GPUTargetInfo &target = lowering.target;
     if (!op->hasAttr(kSharedOffsetAttr)) {
-      if (sharedScratchBytes(op))
+      std::optional<ShufflePlan> plan = planShuffles(src, dst);
+      if (!plan)
         return rewriter.notifyMatchFailure(op, "no shared memory allocated");
-      for (int64_t r = 0; r < dst.getNumRegisters(); ++r)
-        out.push_back(regs[src.registerOf(dst.registerIndex(r))]);
-      rewriter.replaceOp(op, pack(rewriter, loc, resultType, out));
+      rewriter.replaceOp(op, pack(rewriter, loc, resultType,
+                                  moveByShuffles(rewriter, loc, target, *plan, dst, regs)));
       return success();
     }
     // Through shared memory: every thread writes what it holds at the
     // elements' linear indices, then reads what the new layout gives it.
-    const GPUTargetInfo &target = lowering.target;
     Type elem = regs.front().getType();
     int64_t bytes = sharedElementBytes(op.getType());
     auto access = [&](DistributedLayoutAttr layout, auto &&body) {

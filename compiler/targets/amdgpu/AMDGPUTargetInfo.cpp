@@ -89,6 +89,11 @@ public:
     }
     return v.getType() == i32 ? moved : arith::BitcastOp::create(b, loc, v.getType(), moved);
   }
+  /// ds_bpermute: a byte address of four times the lane.
+  Value shuffleIndex(OpBuilder &b, Location loc, Value v, Value lane) const override {
+    Value address = arith::ShLIOp::create(b, loc, lane, i32Const(b, loc, 2));
+    return ROCDL::DsBpermuteOp::create(b, loc, b.getI32Type(), address, v);
+  }
   /// s_barrier between workgroup-scope release and acquire fences, which
   /// make the LDS writes before it visible after it.
   void barrier(OpBuilder &b, Location loc) const override {

@@ -53,6 +53,12 @@ public:
     return NVVM::ShflOp::create(b, loc, v.getType(), all, v, offset, clamp,
                                 NVVM::ShflKind::bfly, UnitAttr());
   }
+  Value shuffleIndex(OpBuilder &b, Location loc, Value v, Value lane) const override {
+    Value all = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(-1));
+    Value clamp = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0x1f));
+    return NVVM::ShflOp::create(b, loc, v.getType(), all, v, lane, clamp, NVVM::ShflKind::idx,
+                                UnitAttr());
+  }
   void barrier(OpBuilder &b, Location loc) const override { NVVM::Barrier0Op::create(b, loc); }
   // dot on sm_90a: wgmma where it fits (NVPTXMatrix.h), else, and on the
   // other chips, mma.sync: m16n8k16 for f16/bf16 and m16n8k32 for fp8 (sm_89+),

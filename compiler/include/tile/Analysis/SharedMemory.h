@@ -8,9 +8,40 @@
 #ifndef TILE_ANALYSIS_SHAREDMEMORY_H
 #define TILE_ANALYSIS_SHAREDMEMORY_H
 
+#include "tile/Dialect/TileLayout.h"
+
 #include "mlir/IR/Operation.h"
 
+#include <optional>
+
 namespace mlir::tileir {
+
+/// Where a convert_layout that keeps every element within its warp finds,
+/// for each register of the result, the source element (a bit of the
+/// source's lane or register number): in the same bit of the reading
+/// thread's lane (Own), in a bit of the result's register number
+/// (Register: known when compiling) or in a bit of the reading thread's id
+/// (Thread: lane bits, then warp bits).
+struct ShuffleBit {
+  enum Kind { Own, Register, Thread } kind;
+  int64_t pos = 0;
+};
+
+/// How convert_layout moves elements without shared memory: register r of
+/// the result is read from the source register numbered by `regBits`, in
+/// the lane numbered by `laneBits` (by a warp shuffle when `crossesLanes`).
+/// Source register bits taken from the thread id (`dynamicRegBits` of them)
+/// are chosen by selects: one candidate (shuffle) each.
+struct ShufflePlan {
+  SmallVector<ShuffleBit> laneBits, regBits;
+  bool crossesLanes = false;
+  int64_t dynamicRegBits = 0;
+};
+
+/// The plan for converting `from` to `to` by shuffles and selects, or none
+/// when an element changes warps or the plan would read more than two
+/// source registers a result register across lanes (eight within a thread).
+std::optional<ShufflePlan> planShuffles(DistributedLayoutAttr from, DistributedLayoutAttr to);
 
 /// Bytes one element of `type` takes in shared memory (pointers: 8, i1 and
 /// fp8: 1).

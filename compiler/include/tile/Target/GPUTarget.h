@@ -53,6 +53,8 @@ public:
   virtual Value numPrograms(OpBuilder &b, Location loc, int axis) const = 0;
   /// The value of `v` (32-bit) in lane `lane ^ mask` of the warp.
   virtual Value shuffleXor(OpBuilder &b, Location loc, Value v, int mask) const = 0;
+  /// The value of `v` (i32) in lane `lane` (i32, below the warp size) of the warp.
+  virtual Value shuffleIndex(OpBuilder &b, Location loc, Value v, Value lane) const = 0;
   /// Synchronises the threads of a workgroup (and orders shared memory).
   virtual void barrier(OpBuilder &b, Location loc) const = 0;
   /// Layouts for dot(a: [m, k], b: [k, n]) of `elem` over `numWarps` warps;

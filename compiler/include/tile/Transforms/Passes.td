@@ -87,9 +87,10 @@ def ConvertTileToGPU : Pass<"tile-convert-to-gpu", "ModuleOp"> {
     layout keeps elements consecutive in registers and AxisInfo proves
     contiguity, alignment and mask constancy; reductions combine registers,
     then lanes by butterfly shuffles, then warps through shared memory;
-    broadcasts and expand_dims move registers; layout conversions move
-    registers or go through shared memory at the offsets the allocation
-    gave. Pointers become i64 addresses. The target's thread/program ids,
+    broadcasts and expand_dims move registers; layout conversions that
+    keep every element in its warp move registers, select among a thread's
+    own and shuffle across lanes (shfl.sync.idx, ds_bpermute), others go
+    through shared memory at the offsets the allocation gave. Pointers become i64 addresses. The target's thread/program ids,
     shuffles and barriers come from GPUTargetInfo.
   }];
   let options = [

@@ -245,8 +245,10 @@ def Tile_ConvertLayoutOp : Tile_Op<"convert_layout", [Pure, SameOperandsAndResul
   let description = [{
     Produced by layout assignment where a value's layout is not the one its
     user needs. The GPU lowering moves registers within a thread when only
-    the register bits differ and otherwise exchanges the elements through
-    shared memory (the allocation pass gives it a `tile.smem_offset`).
+    the register bits differ, uses warp shuffles and selects when every
+    element stays in its warp (planShuffles), and otherwise exchanges the
+    elements through shared memory (the allocation pass gives it a
+    `tile.shared_offset`).
   }];
   let arguments = (ins AnyStaticShapeTensor:$src);
   let results = (outs AnyStaticShapeTensor:$result);
