@@ -117,13 +117,9 @@ cp build/tests/gpu/norm-gpu build/tests/gpu/layout-gpu build/tests/gpu/mqa-gpu \
 # per build, "<name> <tilec compile arguments>", and each becomes
 # $out/<name>.ptx (tests/gpu/TqGpu.cpp is the one place the naming lives).
 tq_builds() {
-  local name args
   build/tests/gpu/tq-gpu --list >"$out/tq-builds.txt" || return 1
-  while read -r name args; do
-    # shellcheck disable=SC2086 # the arguments are words
-    $tilec compile kernels/turboquant/turboquant_decode.tile $args --target=$target \
-      -o "$out/$name.ptx" </dev/null || return 1
-  done <"$out/tq-builds.txt"
+  TARGET=$target scripts/tq-compile.sh "$out" kernels/turboquant/turboquant_decode.tile \
+    <"$out/tq-builds.txt" || return 1
   cp build/tests/gpu/tq-gpu "$out/"
 }
 if [ -x build/tests/gpu/tq-gpu ] && ! tq_builds; then

@@ -24,10 +24,6 @@ fi
 out=$gpu/$name
 rm -rf "$out" && mkdir -p "$out"
 cp "$gpu/tq-gpu" "$gpu"/turboquant_* "$out/"
-grep '\.mma\.tok ' "$gpu/tq-builds.txt" | while read -r build args; do
-  # shellcheck disable=SC2086 # the arguments are words
-  build/tools/tilec/tilec compile "$file" $args "$@" --target="${TARGET:-sm_90a}" \
-    -o "$out/$build.ptx" --no-cache </dev/null
-done
+grep '\.mma\.tok ' "$gpu/tq-builds.txt" | scripts/tq-compile.sh "$out" "$file" "$@" --no-cache
 (cd .carry && tar -cJf payload.tar.xz gpu)
 echo "tq-variant.sh: $out ready; .carry/payload.tar.xz re-packed"
