@@ -134,6 +134,26 @@ std::string transposeStats(const LayoutVariant &v, const norms::Launcher &launch
   return result;
 }
 
+std::string wideRows(const LayoutVariant &v, const norms::Launcher &launch, int64_t M,
+                     std::mt19937_64 &rng) {
+  // |x| < 2^20: x * 8 + c is exact in f32.
+  std::uniform_int_distribution<int32_t> dist(-(1 << 20) + 1, (1 << 20) - 1);
+  std::vector<int32_t> x(static_cast<size_t>(M));
+  for (int32_t &e : x)
+    e = dist(rng);
+  auto y = poisoned(size_t(M * 8));
+  uint32_t grid = uint32_t(cdiv(M, define(v, "B")));
+  std::string err = launch({grid, 1, 1}, {Arg::pointer(x.data()), ptr(y), Arg::integer(M)},
+                           {x.size() * sizeof(int32_t), bytes(y), 0});
+  if (!err.empty())
+    return err;
+  std::vector<double> want(y.size());
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t c = 0; c < 8; ++c)
+      want[m * 8 + c] = double(x[m]) * 8 + double(c);
+  return compare("y", y, want, std::vector<double>(want.size(), 0.0));
+}
+
 /// A random finite fp8 byte of magnitude at most 2^4 (no NaN or infinity).
 uint8_t randomFp8(std::mt19937_64 &rng, bool e4m3) {
   for (;;) {
@@ -336,6 +356,10 @@ std::vector<LayoutVariant> tile::layouts::layoutVariants() {
   for (const char *t : {"f8e4m3", "f8e5m2"})
     for (auto [block, w] : std::vector<std::array<unsigned, 2>>{{256, 4}, {32, 1}, {1024, 4}})
       out.push_back({"fp8_codes", {{"T", t}, {"BLOCK", std::to_string(block)}}, w});
+  // 64-bit values changing layout: by shuffles within one warp (B 32), with
+  // selects (B 64), within each of 4 warps (B 32), through shared memory (B 128).
+  for (auto [b, w] : std::vector<std::array<unsigned, 2>>{{32, 1}, {64, 1}, {32, 4}, {128, 2}})
+    out.push_back({"wide_rows", {{"B", std::to_string(b)}}, w});
   return out;
 }
 
@@ -350,6 +374,8 @@ std::vector<std::pair<int64_t, int64_t>> tile::layouts::layoutShapes(const Layou
     return {{1, 1}, {1, 256}, {3, 171}, {16, 256}};
   if (v.kernel == "matmul") // N x N times N x (N + 7): K = N
     return {{1, 1}, {40, 33}, {128, 128}, {200, 72}};
+  if (v.kernel == "wide_rows") // M rows
+    return {{1, 8}, {37, 8}, {256, 8}, {1000, 8}};
   return {{1, 1}, {50, 70}, {128, 96}, {33, 200}};
 }
 
@@ -361,6 +387,7 @@ std::string tile::layouts::runLayoutCase(const LayoutVariant &variant,
   size_t expected = variant.kernel == "fp8_codes"                                     ? 7
                     : variant.kernel == "transpose_stats" || variant.kernel == "matmul" ? 6
                     : variant.kernel == "lookups"                                       ? 5
+                    : variant.kernel == "wide_rows"                                     ? 3
                                                                                         : 4;
   if (params.size() != expected)
     return variant.kernel + ": the build has " + std::to_string(params.size()) +
@@ -375,5 +402,7 @@ std::string tile::layouts::runLayoutCase(const LayoutVariant &variant,
     return lookups(variant, launch, M, N, rng);
   if (variant.kernel == "fp8_codes")
     return fp8Codes(variant, launch, M, N, rng);
+  if (variant.kernel == "wide_rows")
+    return wideRows(variant, launch, M, rng);
   return transposeStats(variant, launch, M, N, rng);
 }
