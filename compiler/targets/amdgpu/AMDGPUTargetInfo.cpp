@@ -83,9 +83,8 @@ public:
     } else {
       Value lane = arith::AndIOp::create(b, loc, threadId(b, loc),
                                          i32Const(b, loc, kWaveSize - 1));
-      Value source = arith::XOrIOp::create(b, loc, lane, i32Const(b, loc, mask));
-      Value address = arith::ShLIOp::create(b, loc, source, i32Const(b, loc, 2));
-      moved = ROCDL::DsBpermuteOp::create(b, loc, i32, address, bits);
+      moved = shuffleIndex(b, loc, bits,
+                           arith::XOrIOp::create(b, loc, lane, i32Const(b, loc, mask)));
     }
     return v.getType() == i32 ? moved : arith::BitcastOp::create(b, loc, v.getType(), moved);
   }
