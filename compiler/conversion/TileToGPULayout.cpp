@@ -122,10 +122,10 @@ SmallVector<Value> moveByShuffles(OpBuilder &b, Location loc, const GPUTargetInf
                                   const ShufflePlan &plan, DistributedLayoutAttr to,
                                   ArrayRef<Value> regs) {
   Value tid;
+  auto threadId = [&] { return tid ? tid : tid = target.threadId(b, loc); };
   auto threadBit = [&](int64_t t) -> Value {
-    if (!tid)
-      tid = target.threadId(b, loc);
-    Value v = t ? Value(arith::ShRUIOp::create(b, loc, tid, i32Const(b, loc, t))) : tid;
+    Value v = t ? Value(arith::ShRUIOp::create(b, loc, threadId(), i32Const(b, loc, t)))
+                : threadId();
     return arith::AndIOp::create(b, loc, v, i32Const(b, loc, 1));
   };
   // The source lane's bits every result register shares: the reading
@@ -136,9 +136,7 @@ SmallVector<Value> moveByShuffles(OpBuilder &b, Location loc, const GPUTargetInf
     for (auto [k, s] : llvm::enumerate(plan.laneBits))
       if (s.kind == ShuffleBit::Own)
         own |= int64_t(1) << k;
-    if (own && !tid)
-      tid = target.threadId(b, loc);
-    laneBase = own ? Value(arith::AndIOp::create(b, loc, tid, i32Const(b, loc, own)))
+    laneBase = own ? Value(arith::AndIOp::create(b, loc, threadId(), i32Const(b, loc, own)))
                    : i32Const(b, loc, 0);
     for (auto [k, s] : llvm::enumerate(plan.laneBits))
       if (s.kind == ShuffleBit::Thread)

@@ -86,10 +86,10 @@ bool staysInWarps(DistributedLayoutAttr from, DistributedLayoutAttr to) {
 /// Checks the plan for every thread and result register; "" when it holds.
 std::string checkPlan(const ShufflePlan &plan, DistributedLayoutAttr from,
                       DistributedLayoutAttr to) {
+  auto bitOf = [](int64_t v, int64_t pos) { return (v >> pos) & 1; };
   for (int64_t warp = 0; warp < (int64_t(1) << kWarpBits); ++warp)
     for (int64_t lane = 0; lane < (int64_t(1) << kLaneBits); ++lane) {
       int64_t tid = lane | (warp << kLaneBits);
-      auto bitOf = [](int64_t v, int64_t pos) { return (v >> pos) & 1; };
       for (int64_t r = 0; r < to.getNumRegisters(); ++r) {
         int64_t srcLane = 0, srcReg = 0;
         for (auto [k, s] : llvm::enumerate(plan.laneBits)) {

@@ -36,9 +36,9 @@ def AssignLayouts : Pass<"tile-assign-layouts", "ModuleOp"> {
     constants and integer arithmetic on them (but divisions) are recomputed
     in the needed layout, and so are decode chains of short-run loads; in
     addresses, index-table loads and divisions are converted once and the
-    arithmetic on them redone; other values go through `tile.convert_layout`. Refuses tiles
-    needing more than 1024 registers per thread. Records the thread count
-    as `tile.threads` on the kernel.
+    arithmetic on them redone; other values go through
+    `tile.convert_layout`. Refuses tiles needing more than 1024 registers
+    per thread. Records the thread count as `tile.threads` on the kernel.
   }];
   let options = [
     Option<"target", "target", "std::string", "\"sm_90a\"", "GPU target name">,
@@ -90,8 +90,9 @@ def ConvertTileToGPU : Pass<"tile-convert-to-gpu", "ModuleOp"> {
     broadcasts and expand_dims move registers; layout conversions that
     keep every element in its warp move registers, select among a thread's
     own and shuffle across lanes (shfl.sync.idx, ds_bpermute), others go
-    through shared memory at the offsets the allocation gave. Pointers become i64 addresses. The target's thread/program ids,
-    shuffles and barriers come from GPUTargetInfo.
+    through shared memory at the offsets the allocation gave. Pointers
+    become i64 addresses. The target's thread/program ids, shuffles and
+    barriers come from GPUTargetInfo.
   }];
   let options = [
     Option<"target", "target", "std::string", "\"sm_90a\"", "GPU target name">,
