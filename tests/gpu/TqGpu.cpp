@@ -36,6 +36,9 @@
 //                                                      rule, 4 programs per SM)
 //              [--formulation K]  checks and times stage-1 formulation K (0, 1
 //                                 or 2) only
+//              [--shape PRESET:B:SEQ_LEN]  times that benchmark shape only
+//                                 (e.g. k4v4:128:32768; both HEADS)
+//              [--bench-only]     skips the small checks (for a profiler)
 //   tq-gpu --list       prints "<build> <tilec compile arguments>" per line
 //
 //===----------------------------------------------------------------------===//
@@ -359,7 +362,7 @@ std::string benchShape(cuda::Driver &driver, Builds &builds, const std::shared_p
 }
 
 int runBench(cuda::Driver &driver, Builds &builds, bool checkOnly, int64_t perSm,
-             int64_t only) {
+             int64_t only, const std::string &shape) {
   const int64_t maxB = 128, maxSeq = 32768;
   size_t flushBytes = size_t(256) << 20;
   cuda::DevicePtr flush = 0;
@@ -386,6 +389,9 @@ int runBench(cuda::Driver &driver, Builds &builds, bool checkOnly, int64_t perSm
       for (int64_t seqLen : {1024, 8192, 32768})
         for (int64_t heads : {preset.hq / preset.hkv, int64_t(1)}) {
           if (heads == 1 && !(b == 32 && seqLen == 8192))
+            continue;
+          if (!shape.empty() &&
+              shape != name + ":" + std::to_string(b) + ":" + std::to_string(seqLen))
             continue;
           TqCase c = preset;
           c.headsPerProgram = heads;
@@ -428,8 +434,10 @@ bool parseInt(const char *text, int64_t lo, int64_t hi, int64_t &value) {
 
 int main(int argc, char **argv) {
   const char *usage =
-      "usage: tq-gpu DIR [--check-only] [--programs-per-sm N] [--formulation K] | --list\n";
-  bool checkOnly = false;
+      "usage: tq-gpu DIR [--check-only] [--programs-per-sm N] [--formulation K]\n"
+      "                  [--shape PRESET:B:SEQ_LEN] [--bench-only] | --list\n";
+  bool checkOnly = false, benchOnly = false;
+  std::string shape;
   int64_t perSm = 4, only = -1;
   bool ok = argc >= 2;
   for (int i = 2; ok && i < argc; ++i) {
@@ -440,6 +448,10 @@ int main(int argc, char **argv) {
       ok = parseInt(argv[++i], 1, 1024, perSm);
     else if (arg == "--formulation" && i + 1 < argc)
       ok = parseInt(argv[++i], 0, kFormulations - 1, only);
+    else if (arg == "--shape" && i + 1 < argc)
+      shape = argv[++i];
+    else if (arg == "--bench-only")
+      benchOnly = true;
     else
       ok = false;
   }
@@ -474,8 +486,8 @@ int main(int argc, char **argv) {
     }
     builds.variants[name] = std::move(v);
   }
-  int failures = runChecks(builds, only);
-  failures += runBench(*driver, builds, checkOnly, perSm, only);
+  int failures = benchOnly ? 0 : runChecks(builds, only);
+  failures += runBench(*driver, builds, checkOnly, perSm, only, shape);
   std::printf("\ntq-gpu: %d failures\n", failures);
   return failures ? 1 : 0;
 }
