@@ -9,11 +9,22 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Matchers.h"
+
+#include <algorithm>
 
 using namespace mlir;
 using namespace mlir::tileir;
 
 namespace {
+
+/// Whether `v` is a constant 0 (one of a tile's registers: an element of a
+/// constant vector).
+bool isZeroConstant(Value v) {
+  if (auto extract = v.getDefiningOp<vector::ExtractOp>())
+    v = extract.getSource();
+  return matchPattern(v, m_AnyZeroFloat());
+}
 
 class NVPTXTargetInfo : public GPUTargetInfo {
 public:
@@ -121,6 +132,17 @@ public:
     auto bRow = [&](int64_t i) {
       return fp8 ? (i & 3) + 16 * ((i >> 2) & 1) : (i & 1) + 8 * ((i >> 1) & 1);
     };
+    // Each mma.sync waits for the one before it on the same accumulators.
+    // When a warp has fewer than kMinChains result tiles, that chain is K's
+    // steps long and the instruction's latency is exposed at every step, so
+    // the steps are dealt round-robin to several partial sums, added at the
+    // end; a nonzero acc (the result of another dot, say) is added there
+    // too, so that a chain of dots does not wait for one another.
+    constexpr int64_t kMinChains = 4;
+    int64_t tiles = (m / (16 * wm)) * (n / (8 * wn)), steps = k / ik;
+    int64_t chains = std::clamp<int64_t>(kMinChains / tiles, 1, steps);
+    bool addAcc = tiles < kMinChains && !llvm::all_of(acc, isZeroConstant);
+    Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
     SmallVector<Value> out(acc);
     for (int64_t mr = 0; mr < m / (16 * wm); ++mr)
       for (int64_t nr = 0; nr < n / (8 * wn); ++nr) {
@@ -128,7 +150,11 @@ public:
         for (int64_t i = 0; i < 4; ++i)
           cRegs[i] = lc.registerOf(((mr * 16 * wm + 8 * ((i >> 1) & 1)) << ln) |
                                    (nr * 8 * wn + (i & 1)));
-        for (int64_t kr = 0; kr < k / ik; ++kr) {
+        SmallVector<std::array<Value, 4>> partial(chains);
+        for (int64_t c = 0; c < chains; ++c)
+          for (int64_t i = 0; i < 4; ++i)
+            partial[c][i] = c == 0 && !addAcc ? out[cRegs[i]] : zero;
+        for (int64_t kr = 0; kr < steps; ++kr) {
           SmallVector<Value> av, bv, opA, opB;
           for (int64_t i = 0; i < 4 * per; ++i) {
             auto [dm, dk] = nvptx::mmaAElement(fp8, i);
@@ -140,7 +166,8 @@ public:
             opA.push_back(word(ArrayRef<Value>(av).slice(r * per, per)));
           for (int64_t r = 0; r < 2; ++r)
             opB.push_back(word(ArrayRef<Value>(bv).slice(r * per, per)));
-          SmallVector<Value> opC{out[cRegs[0]], out[cRegs[1]], out[cRegs[2]], out[cRegs[3]]};
+          std::array<Value, 4> &sum = partial[kr % chains];
+          SmallVector<Value> opC(sum.begin(), sum.end());
           Value mma = fp8 ? fp8Mma(b, loc, resultType, ptxType, opA, opB, opC)
                           : NVVM::MmaOp::create(
                                 b, loc, resultType, opA, opB, opC, ArrayRef<int64_t>{16, 8, ik},
@@ -150,7 +177,13 @@ public:
                                                                NVVM::MMALayout::col})
                                 .getResult();
           for (int64_t i = 0; i < 4; ++i)
-            out[cRegs[i]] = LLVM::ExtractValueOp::create(b, loc, mma, ArrayRef<int64_t>{i});
+            sum[i] = LLVM::ExtractValueOp::create(b, loc, mma, ArrayRef<int64_t>{i});
+        }
+        for (int64_t i = 0; i < 4; ++i) {
+          Value total = partial[0][i];
+          for (int64_t c = 1; c < chains; ++c)
+            total = arith::AddFOp::create(b, loc, total, partial[c][i]);
+          out[cRegs[i]] = addAcc ? arith::AddFOp::create(b, loc, out[cRegs[i]], total) : total;
         }
       }
     return out;
