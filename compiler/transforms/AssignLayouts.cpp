@@ -45,6 +45,14 @@ int64_t byteWidth(Type t) { return std::max<int64_t>(1, t.getIntOrFloatBitWidth(
 
 bool isTile(Value v) { return isa<RankedTensorType>(v.getType()); }
 
+/// Erases the ops in `block` whose results nothing uses.
+void eraseDeadOps(Block &block) {
+  block.walk<WalkOrder::PostOrder, ReverseIterator>([](Operation *op) {
+    if (isOpTriviallyDead(op))
+      op->erase();
+  });
+}
+
 /// An arith or math op with one result and no regions: it works element by
 /// element, so it can run in any layout its operands share.
 bool isElementwise(Operation *op) {
@@ -162,7 +170,7 @@ private:
   bool canRematerialize(Value v, int depth, bool address = false) {
     Operation *def = v.getDefiningOp();
     if (!def || depth > 64)
-      return false;
+      return !def && reloadable.contains(v);
     auto key = std::make_pair(v, int(address));
     if (auto known = rematerializable.find(key); known != rematerializable.end())
       return known->second;
@@ -228,7 +236,7 @@ private:
       return v;
     auto key = std::make_pair(v, Attribute(layout));
     Operation *def = v.getDefiningOp();
-    bool remat = canRematerialize(v, 0, address) && !(address && def && isAddressLeaf(def));
+    bool remat = def && canRematerialize(v, 0, address) && !(address && isAddressLeaf(def));
     // Recompute what an earlier use converted.
     if (Value done = converted.lookup(key);
         done && !(remat && isa_and_present<ConvertLayoutOp>(done.getDefiningOp())))
@@ -246,6 +254,21 @@ private:
     }
     converted[key] = result;
     return result;
+  }
+
+  /// The layout most of `v`'s users take it in (converted or as it is; the
+  /// first of those used as often).
+  static DistributedLayoutAttr usedLayout(Value v) {
+    SmallVector<DistributedLayoutAttr> used;
+    for (Operation *user : v.getUsers())
+      used.push_back(isa<ConvertLayoutOp>(user) ? getLayout(user->getResult(0).getType())
+                                                : getLayout(v.getType()));
+    DistributedLayoutAttr best;
+    int64_t bestCount = 0;
+    for (DistributedLayoutAttr layout : used)
+      if (int64_t count = llvm::count(used, layout); count > bestCount)
+        best = layout, bestCount = count;
+    return best;
   }
 
   /// The layout a broadcast's source needs for the broadcast to be a copy
@@ -270,9 +293,12 @@ private:
   LogicalResult visit(Operation *op);
   LogicalResult visitFor(scf::ForOp op);
   /// The layouts in which the body of `op` computes the values it carries
-  /// when they come in as `carried` (empty if the body cannot be laid out).
+  /// when they come in as `carried` (empty if the body cannot be laid out),
+  /// or, for those it can load anew in any layout (`reload`), the layout the
+  /// body uses them in.
   SmallVector<DistributedLayoutAttr> computedLayouts(scf::ForOp op,
-                                                     ArrayRef<DistributedLayoutAttr> carried);
+                                                     ArrayRef<DistributedLayoutAttr> carried,
+                                                     SmallVector<bool> &reload);
   LogicalResult visitIf(scf::IfOp op);
 
   /// The layouts of `op`'s operands and result on the target's matrix
@@ -295,6 +321,9 @@ private:
   /// Inside a trial (computedLayouts), nested loops keep their initial
   /// layouts: trials within trials would cost 2^depth layouts of the body.
   bool inTrial = false;
+  /// Inside a trial, the carried values that can be loaded anew in any
+  /// layout (their initial and next values can be rematerialized).
+  DenseSet<Value> reloadable;
   /// canRematerialize's answers, by value and address context (cleared when
   /// a trial's ops are erased).
   DenseMap<std::pair<Value, int>, bool> rematerializable;
@@ -433,9 +462,13 @@ LogicalResult Assigner::visitFor(scf::ForOp op) {
   }
   // The others are carried in the layout the body computes them in, so
   // that no iteration converts them at its end and back at the next start.
+  // Values the loop loads for its next iteration (software pipelining by
+  // hand) are instead carried in the layout the body uses them in, and
+  // loaded in it.
   SmallVector<DistributedLayoutAttr> computed;
+  SmallVector<bool> reload;
   if (!inTrial)
-    computed = computedLayouts(op, carried);
+    computed = computedLayouts(op, carried, reload);
   for (auto [i, layout] : llvm::enumerate(computed))
     if (layout && carried[i] && !fixed[i])
       carried[i] = layout;
@@ -445,8 +478,15 @@ LogicalResult Assigner::visitFor(scf::ForOp op) {
     op.getInitArgsMutable()[i].assign(convertTo(op.getInitArgs()[i], carried[i]));
     setLayout(arg, carried[i]);
     setLayout(result, carried[i]);
+    // What the body computes from a reloaded value is redone from it in the
+    // layout it is carried in, as from the load it stands for.
+    if (i < reload.size() && reload[i] && !fixed[i])
+      reloadable.insert(arg);
   }
-  if (failed(run(*op.getBody())))
+  LogicalResult ok = run(*op.getBody());
+  for (Value arg : op.getRegionIterArgs())
+    reloadable.erase(arg);
+  if (failed(ok))
     return failure();
   for (auto [i, arg] : llvm::enumerate(op.getRegionIterArgs()))
     if (auto layout = getLayout(arg.getType()))
@@ -455,14 +495,20 @@ LogicalResult Assigner::visitFor(scf::ForOp op) {
 }
 
 SmallVector<DistributedLayoutAttr>
-Assigner::computedLayouts(scf::ForOp op, ArrayRef<DistributedLayoutAttr> carried) {
+Assigner::computedLayouts(scf::ForOp op, ArrayRef<DistributedLayoutAttr> carried,
+                          SmallVector<bool> &reload) {
   // A trial on a copy of the loop, with its diagnostics dropped (the real
   // run reports them); what it adds outside the copy is dead and erased.
   OpBuilder b(op);
   auto trial = cast<scf::ForOp>(b.clone(*op));
-  for (auto [arg, layout] : llvm::zip(trial.getRegionIterArgs(), carried))
-    if (layout)
-      setLayout(arg, layout);
+  auto yield = cast<scf::YieldOp>(op.getBody()->getTerminator());
+  for (auto [i, arg, layout] : llvm::enumerate(trial.getRegionIterArgs(), carried)) {
+    if (!layout)
+      continue;
+    setLayout(arg, layout);
+    if (canRematerialize(op.getInitArgs()[i], 0) && canRematerialize(yield.getOperand(i), 0))
+      reloadable.insert(arg);
+  }
   auto saved = converted;
   LogicalResult ok = failure();
   {
@@ -472,9 +518,17 @@ Assigner::computedLayouts(scf::ForOp op, ArrayRef<DistributedLayoutAttr> carried
     inTrial = false;
   }
   SmallVector<DistributedLayoutAttr> layouts;
-  if (succeeded(ok))
-    for (Value v : trial.getBody()->getTerminator()->getOperands())
-      layouts.push_back(getLayout(v.getType()));
+  if (succeeded(ok)) {
+    eraseDeadOps(*trial.getBody());
+    for (auto [v, arg] : llvm::zip(trial.getBody()->getTerminator()->getOperands(),
+                                   trial.getRegionIterArgs())) {
+      DistributedLayoutAttr used = reloadable.contains(arg) ? usedLayout(arg) : nullptr;
+      layouts.push_back(used ? used : getLayout(v.getType()));
+      reload.push_back(bool(used));
+    }
+  }
+  for (Value arg : trial.getRegionIterArgs())
+    reloadable.erase(arg);
   trial->erase();
   converted = std::move(saved);
   rematerializable.clear();
@@ -530,10 +584,7 @@ struct AssignLayouts : mlir::tileir::impl::AssignLayoutsBase<AssignLayouts> {
       if (failed(assigner.run(func.getBody().front())))
         return signalPassFailure();
       // Values recomputed in other layouts leave their originals unused.
-      func.walk<WalkOrder::PostOrder, ReverseIterator>([](Operation *op) {
-        if (isOpTriviallyDead(op))
-          op->erase();
-      });
+      eraseDeadOps(func.getBody().front());
       func->setAttr("tile.threads",
                     IntegerAttr::get(IntegerType::get(&getContext(), 64),
                                      int64_t(numWarps) * target->warpSize()));
