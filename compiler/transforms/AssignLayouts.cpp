@@ -321,8 +321,10 @@ private:
   /// Inside a trial (computedLayouts), nested loops keep their initial
   /// layouts: trials within trials would cost 2^depth layouts of the body.
   bool inTrial = false;
-  /// Inside a trial, the carried values that can be loaded anew in any
-  /// layout (their initial and next values can be rematerialized).
+  /// Carried values that can be loaded anew in any layout (their initial and
+  /// next values can be rematerialized), which canRematerialize takes as
+  /// leaves: in a trial every such value, in the real run those carried in
+  /// the layout the body uses them in.
   DenseSet<Value> reloadable;
   /// canRematerialize's answers, by value and address context (cleared when
   /// a trial's ops are erased).
