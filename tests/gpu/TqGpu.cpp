@@ -36,8 +36,9 @@
 //                                                      rule, 4 programs per SM)
 //              [--formulation K]  checks and times stage-1 formulation K (0, 1
 //                                 or 2) only
-//              [--shape PRESET:B:SEQ_LEN]  times that benchmark shape only
-//                                 (e.g. k4v4:128:32768; both HEADS)
+//              [--shape PRESET:B:SEQ_LEN[,...]]  times those benchmark shapes
+//                                 only (e.g. k4v4:128:32768; both HEADS), and
+//                                 builds only their presets' caches
 //              [--bench-only]     skips the small checks (for a profiler)
 //   tq-gpu --list       prints "<build> <tilec compile arguments>" per line
 //
@@ -361,8 +362,48 @@ std::string benchShape(cuda::Driver &driver, Builds &builds, const std::shared_p
   return err;
 }
 
+/// The benchmark's batch sizes and sequence lengths (every sequence of a
+/// batch that long).
+constexpr int64_t kBenchBatches[] = {1, 8, 32, 128};
+constexpr int64_t kBenchSeqLens[] = {1024, 8192, 32768};
+
+std::string shapeName(const std::string &preset, int64_t b, int64_t seqLen) {
+  return preset + ":" + std::to_string(b) + ":" + std::to_string(seqLen);
+}
+
+/// Whether `shapes` (empty: all) names a benchmark shape of `preset` (and,
+/// given, `b` and `seqLen`).
+bool wanted(const std::vector<std::string> &shapes, const std::string &preset, int64_t b = -1,
+            int64_t seqLen = -1) {
+  return shapes.empty() || std::any_of(shapes.begin(), shapes.end(), [&](const std::string &s) {
+           return b < 0 ? s.rfind(preset + ":", 0) == 0 : s == shapeName(preset, b, seqLen);
+         });
+}
+
+/// `list` (PRESET:B:SEQ_LEN[,...]) split into benchmark shapes, or false
+/// (with `error` set) if one is not a benchmark shape.
+bool parseShapes(const std::string &list, std::vector<std::string> &shapes, std::string &error) {
+  std::vector<std::string> all;
+  for (const TqCase &preset : benchPresets())
+    for (int64_t b : kBenchBatches)
+      for (int64_t seqLen : kBenchSeqLens)
+        all.push_back(shapeName(presetName(preset.kbits, preset.vbits), b, seqLen));
+  for (size_t at = 0; at <= list.size();) {
+    size_t end = std::min(list.find(',', at), list.size());
+    std::string shape = list.substr(at, end - at);
+    if (std::find(all.begin(), all.end(), shape) == all.end()) {
+      error = "--shape '" + shape + "' is not a benchmark shape: PRESET:B:SEQ_LEN with PRESET " +
+              "k4v4, k3v4 or k8v4, B 1, 8, 32 or 128 and SEQ_LEN 1024, 8192 or 32768";
+      return false;
+    }
+    shapes.push_back(shape);
+    at = end + 1;
+  }
+  return true;
+}
+
 int runBench(cuda::Driver &driver, Builds &builds, bool checkOnly, int64_t perSm,
-             int64_t only, const std::string &shape) {
+             int64_t only, const std::vector<std::string> &shapes) {
   const int64_t maxB = 128, maxSeq = 32768;
   size_t flushBytes = size_t(256) << 20;
   cuda::DevicePtr flush = 0;
@@ -371,9 +412,15 @@ int runBench(cuda::Driver &driver, Builds &builds, bool checkOnly, int64_t perSm
   std::printf("| preset | B | seq_len | HEADS | splits | ms (rotate+s1+s2) | ms (stage 1) | bytes "
               "read | GB/s | check err/bound |\n|---|---|---|---|---|---|---|---|---|---|\n");
   int failures = 0;
-  uint64_t seed = 5000;
+  // Seeds by preset and shape, so that --shape times the same problems as a
+  // full run.
+  uint64_t presetSeed = 5000;
   for (const TqCase &preset : benchPresets()) {
     std::string name = presetName(preset.kbits, preset.vbits);
+    uint64_t seed = presetSeed;
+    presetSeed += 1000;
+    if (!wanted(shapes, name))
+      continue;
     int64_t pages = maxB * (maxSeq / preset.blockSize);
     auto cache = makeCache(preset, pages, 512, seed++);
     cuda::DevicePtr deviceCache = 0;
@@ -385,19 +432,18 @@ int runBench(cuda::Driver &driver, Builds &builds, bool checkOnly, int64_t perSm
       ++failures;
       continue;
     }
-    for (int64_t b : {1, 8, 32, 128})
-      for (int64_t seqLen : {1024, 8192, 32768})
+    for (int64_t b : kBenchBatches)
+      for (int64_t seqLen : kBenchSeqLens)
         for (int64_t heads : {preset.hq / preset.hkv, int64_t(1)}) {
           if (heads == 1 && !(b == 32 && seqLen == 8192))
             continue;
-          if (!shape.empty() &&
-              shape != name + ":" + std::to_string(b) + ":" + std::to_string(seqLen))
+          // The same problem (seed) for every formulation of stage 1.
+          uint64_t shapeSeed = seed++;
+          if (!wanted(shapes, name, b, seqLen))
             continue;
           TqCase c = preset;
           c.headsPerProgram = heads;
           c.seqLens.assign(size_t(b), seqLen);
-          // The same problem (seed) for every formulation of stage 1.
-          uint64_t shapeSeed = seed++;
           for (int mma = 0; mma < kFormulations; ++mma) {
             if (only >= 0 && mma != only)
               continue;
@@ -435,9 +481,10 @@ bool parseInt(const char *text, int64_t lo, int64_t hi, int64_t &value) {
 int main(int argc, char **argv) {
   const char *usage =
       "usage: tq-gpu DIR [--check-only] [--programs-per-sm N] [--formulation K]\n"
-      "                  [--shape PRESET:B:SEQ_LEN] [--bench-only] | --list\n";
+      "                  [--shape PRESET:B:SEQ_LEN[,...]] [--bench-only] | --list\n";
   bool checkOnly = false, benchOnly = false;
-  std::string shape;
+  std::vector<std::string> shapes;
+  std::string shapeError;
   int64_t perSm = 4, only = -1;
   bool ok = argc >= 2;
   for (int i = 2; ok && i < argc; ++i) {
@@ -449,13 +496,15 @@ int main(int argc, char **argv) {
     else if (arg == "--formulation" && i + 1 < argc)
       ok = parseInt(argv[++i], 0, kFormulations - 1, only);
     else if (arg == "--shape" && i + 1 < argc)
-      shape = argv[++i];
+      ok = parseShapes(argv[++i], shapes, shapeError);
     else if (arg == "--bench-only")
       benchOnly = true;
     else
       ok = false;
   }
   if (!ok) {
+    if (!shapeError.empty())
+      std::fprintf(stderr, "tq-gpu: %s\n", shapeError.c_str());
     std::fprintf(stderr, "%s", usage);
     return 2;
   }
@@ -487,7 +536,7 @@ int main(int argc, char **argv) {
     builds.variants[name] = std::move(v);
   }
   int failures = benchOnly ? 0 : runChecks(builds, only);
-  failures += runBench(*driver, builds, checkOnly, perSm, only, shape);
+  failures += runBench(*driver, builds, checkOnly, perSm, only, shapes);
   std::printf("\ntq-gpu: %d failures\n", failures);
   return failures ? 1 : 0;
 }
