@@ -142,7 +142,9 @@ public:
     int64_t tiles = (m / (16 * wm)) * (n / (8 * wn)), steps = k / ik;
     int64_t chains = std::clamp<int64_t>(kMinChains / tiles, 1, steps);
     bool addAcc = tiles < kMinChains && !llvm::all_of(acc, isZeroConstant);
-    Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
+    Value zero = chains > 1 || addAcc
+                     ? Value(arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0)))
+                     : Value();
     SmallVector<Value> out(acc);
     for (int64_t mr = 0; mr < m / (16 * wm); ++mr)
       for (int64_t nr = 0; nr < n / (8 * wn); ++nr) {
