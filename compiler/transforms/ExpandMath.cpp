@@ -141,7 +141,7 @@ struct ExpandMath : tileir::impl::ExpandMathBase<ExpandMath> {
     auto expanded = [](StringRef name) {
       name.consume_front("math.");
       return llvm::is_contained({StringRef("erf"), StringRef("tanh"), StringRef("exp"),
-                                 StringRef("exp2"), StringRef("log"), StringRef("log2")},
+                                 StringRef("log"), StringRef("log2")},
                                 name);
     };
     populateMathF32ExpansionPatterns(patterns, expanded);

@@ -122,16 +122,18 @@ def ExpandFP8 : Pass<"tile-expand-fp8", "ModuleOp"> {
 def ExpandMath : Pass<"tile-expand-math", "ModuleOp"> {
   let summary = "Expand transcendental math into arithmetic, the same on every target";
   let description = [{
-    Rewrites erf, erfc, tanh, exp, exp2, log and log2 into polynomial
+    Rewrites erf, erfc, tanh, exp, log and log2 into polynomial
     approximations built from arith ops, so the host, NVPTX and AMDGPU
     builds of a kernel compute the same values and no target needs a device
     math library: MLIR's math approximations, except erfc, which has a
     cheaper expansion of its own (ExpandMath.cpp: a polynomial for
     |x| < 0.75, t * 2^(G(t) - x^2 log2 e) with t = 1 / (1 + |x|/2) beyond).
     With `native-exp2` the power of two inside erfc's expansion stays a
-    math.exp2 for the target's instruction (NVPTX: ex2.approx, 2 ulp), the
-    one place where targets may then differ. sqrt and rsqrt stay: every
-    target has a correctly rounded square root. The approximations apply to
+    math.exp2 for the target's instruction (NVPTX: ex2.approx, 2 ulp), else
+    it is a polynomial too. The kernel's own exp2 is left to each target's
+    exp2 (NVPTX: ex2.approx; AMDGPU: v_exp_f32; the host: LLVM's exp2f), the
+    one operation whose values may differ between targets. sqrt and rsqrt
+    stay: every target has a correctly rounded square root. The approximations apply to
     f32 scalars and vectors, so targets run it after tiles became
     per-thread values (GPU) or scalar loops (host).
   }];

@@ -33,3 +33,17 @@ func.func @other(%a: f32, %b: f32, %c: f64) -> (f32, f64) {
   %e = math.erfc %c : f64
   return %q, %e : f32, f64
 }
+
+// The kernel's own exp2 is left to the target's exp2 (NVPTX: ex2.approx, 2
+// ulp) on every target; exp is the portable polynomial.
+// CHECK-LABEL: func.func @exp2(
+// CHECK:         math.exp2 {{.*}} : vector<4xf32>
+// CHECK-NOT:     math.exp
+// CHECK:         math.floor
+// CHECK-NOT:     math.exp
+// CHECK:         return
+func.func @exp2(%x: vector<4xf32>) -> (vector<4xf32>, vector<4xf32>) {
+  %y = math.exp2 %x : vector<4xf32>
+  %z = math.exp %x : vector<4xf32>
+  return %y, %z : vector<4xf32>, vector<4xf32>
+}
