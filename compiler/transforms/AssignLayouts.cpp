@@ -22,6 +22,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/Iterators.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -60,11 +61,18 @@ bool isElementwise(Operation *op) {
          op->getNumRegions() == 0 && op->getNumResults() == 1;
 }
 
-/// Integer division and remainder: some twenty instructions an element by
-/// a divisor known at run time, dearer than a conversion's share.
+/// Integer division and remainder by a divisor known only at run time: some
+/// twenty instructions an element, dearer than a conversion's share. By a
+/// constant they are a shift, a mask or a multiply (LLVM), as cheap as the
+/// rest of the index arithmetic.
 bool isDivision(Operation *op) {
-  return isa<arith::DivSIOp, arith::DivUIOp, arith::RemSIOp, arith::RemUIOp, arith::CeilDivSIOp,
-             arith::CeilDivUIOp, arith::FloorDivSIOp>(op);
+  if (!isa<arith::DivSIOp, arith::DivUIOp, arith::RemSIOp, arith::RemUIOp, arith::CeilDivSIOp,
+           arith::CeilDivUIOp, arith::FloorDivSIOp>(op))
+    return false;
+  Value divisor = op->getOperand(1);
+  if (auto splat = divisor.getDefiningOp<SplatOp>())
+    divisor = splat.getSrc();
+  return !matchPattern(divisor, m_Constant());
 }
 
 /// Where the rematerialization of an address stops and converts: index-table
