@@ -33,10 +33,10 @@ def AssignLayouts : Pass<"tile-assign-layouts", "ModuleOp"> {
     their source's threads (the reduced dimension dropped), broadcasts ask
     for their source in the layout that makes them register copies. Where a
     value's layout differs from what its user needs, ranges, splats,
-    constants and integer arithmetic on them (but divisions) are recomputed
-    in the needed layout, and so are decode chains of short-run loads; in
-    addresses, index-table loads and divisions are converted once and the
-    arithmetic on them redone; other values go through
+    constants and integer arithmetic on them (but divisions by run-time
+    values) are recomputed in the needed layout, and so are decode chains of
+    short-run loads; in addresses, index-table loads and such divisions are
+    converted once and the arithmetic on them redone; other values go through
     `tile.convert_layout`. Refuses tiles needing more than 1024 registers
     per thread. Records the thread count as `tile.threads` on the kernel.
   }];
@@ -133,9 +133,9 @@ def ExpandMath : Pass<"tile-expand-math", "ModuleOp"> {
     it is a polynomial too. The kernel's own exp2 is left to each target's
     exp2 (NVPTX: ex2.approx; AMDGPU: v_exp_f32; the host: LLVM's exp2f), the
     one operation whose values may differ between targets. sqrt and rsqrt
-    stay: every target has a correctly rounded square root. The approximations apply to
-    f32 scalars and vectors, so targets run it after tiles became
-    per-thread values (GPU) or scalar loops (host).
+    stay: every target has a correctly rounded square root. The
+    approximations apply to f32 scalars and vectors, so targets run it after
+    tiles became per-thread values (GPU) or scalar loops (host).
   }];
   let options = [
     Option<"nativeExp2", "native-exp2", "bool", "false",
