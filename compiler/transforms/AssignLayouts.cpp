@@ -7,8 +7,9 @@
 // (ranges, splats, constants and integer arithmetic on them but divisions)
 // are recomputed in the needed layout, and so are values computed from them
 // and from short-run loads and table gathers (the loads re-issued in the new
-// layout); in addresses, index-table loads and divisions are converted, the
-// arithmetic on them redone; anything else goes through tile.convert_layout.
+// layout); in addresses and shift amounts, index-table loads and divisions
+// are converted, the arithmetic on them redone (in shift amounts a loop's
+// carried values too); anything else goes through tile.convert_layout.
 //
 //===----------------------------------------------------------------------===//
 #include "tile/Analysis/AxisInfo.h"
@@ -80,6 +81,20 @@ bool isDivision(Operation *op) {
 /// each dependent load) and divisions (a paged kernel's `j % block_size`
 /// redone in every layout slowed paged MQA by 22-30%).
 bool isAddressLeaf(Operation *op) { return isa<LoadOp>(op) || isDivision(op); }
+
+/// What a value goes into where rematerialization meets it: data, an
+/// address offset, or a shift amount (computed, like an address, from a
+/// paged kernel's block table, and also from the slot offsets a loop
+/// carries: those convert as leaves there).
+enum class Use { Data, Address, Control };
+
+Use operandUse(Operation *op, Value operand) {
+  if (auto addptr = dyn_cast<AddPtrOp>(op); addptr && operand == addptr.getOffset())
+    return Use::Address;
+  if (isa<arith::ShLIOp, arith::ShRSIOp, arith::ShRUIOp>(op) && operand == op->getOperand(1))
+    return Use::Control;
+  return Use::Data;
+}
 
 /// Ops that are cheaper to recompute in another layout than to convert.
 bool isCheap(Operation *op) {
@@ -172,17 +187,20 @@ private:
   /// a table and elementwise arithmetic on them but divisions. A value made
   /// so (packed codes decoded into a dot operand, say) is computed in the
   /// layout its user needs, its loads issued there, instead of passing
-  /// through shared memory. In what addresses are computed from
-  /// (`address`), isAddressLeaf values stop the search: convertTo converts
-  /// them.
-  bool canRematerialize(Value v, int depth, bool address = false) {
+  /// through shared memory. In index arithmetic (`use` not Data: what an
+  /// address offset or a shift amount is computed from), isAddressLeaf
+  /// values stop the search, and in shift amounts carried values too:
+  /// convertTo converts them.
+  bool canRematerialize(Value v, int depth, Use use = Use::Data) {
     Operation *def = v.getDefiningOp();
-    if (!def || depth > 64)
-      return !def && reloadable.contains(v);
-    auto key = std::make_pair(v, int(address));
+    if (!def)
+      return reloadable.contains(v) || use == Use::Control;
+    if (depth > 64)
+      return false;
+    auto key = std::make_pair(v, int(use));
     if (auto known = rematerializable.find(key); known != rematerializable.end())
       return known->second;
-    if (address && isAddressLeaf(def))
+    if (use != Use::Data && isAddressLeaf(def))
       return rematerializable[key] = true;
     bool ok = canRecompute(v, 0);
     if (!ok && ((isElementwise(def) && !isDivision(def)) ||
@@ -194,25 +212,22 @@ private:
         ok = ptr.contiguity * byteWidth(getElementTypeOrSelf(load)) <= kShortRunBytes;
       }
       auto gather = dyn_cast<GatherOp>(def);
-      auto addptr = dyn_cast<AddPtrOp>(def);
       ok = ok && llvm::all_of(def->getOperands(), [&](Value operand) {
              return !isTile(operand) || (gather && operand == gather.getTable()) ||
-                    canRematerialize(operand, depth + 1,
-                                     address || (addptr && operand == addptr.getOffset()));
+                    canRematerialize(operand, depth + 1, std::max(use, operandUse(def, operand)));
            });
     }
     rematerializable[key] = ok;
     return ok;
   }
 
-  /// `v` computed anew in `layout`, right after the original (`address`:
-  /// `v` is, or goes into, an address offset).
-  Value recompute(Value v, DistributedLayoutAttr layout, bool address) {
+  /// `v` computed anew in `layout`, right after the original (`use`: what
+  /// `v` goes into).
+  Value recompute(Value v, DistributedLayoutAttr layout, Use use) {
     Operation *def = v.getDefiningOp();
     if (auto convert = dyn_cast<ConvertLayoutOp>(def))
-      return convertTo(convert.getSrc(), layout, address);
+      return convertTo(convert.getSrc(), layout, use);
     auto gather = dyn_cast<GatherOp>(def);
-    auto addptr = dyn_cast<AddPtrOp>(def);
     SmallVector<Value> operands;
     for (Value operand : def->getOperands()) {
       if (!isTile(operand) || (gather && operand == gather.getTable())) {
@@ -224,8 +239,7 @@ private:
         need = sourceLayoutFor(broadcast, layout);
       if (auto trans = dyn_cast<TransOp>(def)) // transposing twice gives the layout back
         need = transposeLayout(layout, cast<RankedTensorType>(trans.getType()).getShape());
-      operands.push_back(
-          convertTo(operand, need, address || (addptr && operand == addptr.getOffset())));
+      operands.push_back(convertTo(operand, need, std::max(use, operandUse(def, operand))));
     }
     OpBuilder b(def->getContext());
     b.setInsertionPointAfter(def);
@@ -239,12 +253,12 @@ private:
   }
 
   /// `v` in `layout`: itself, recomputed, or through tile.convert_layout.
-  Value convertTo(Value v, DistributedLayoutAttr layout, bool address = false) {
+  Value convertTo(Value v, DistributedLayoutAttr layout, Use use = Use::Data) {
     if (getLayout(v.getType()) == layout)
       return v;
     auto key = std::make_pair(v, Attribute(layout));
     Operation *def = v.getDefiningOp();
-    bool remat = def && canRematerialize(v, 0, address) && !(address && isAddressLeaf(def));
+    bool remat = def && canRematerialize(v, 0, use) && !(use != Use::Data && isAddressLeaf(def));
     // Recompute what an earlier use converted.
     if (Value done = converted.lookup(key);
         done && !(remat && isa_and_present<ConvertLayoutOp>(done.getDefiningOp())))
@@ -254,7 +268,7 @@ private:
         remat) {
       // Broadcasts, expand_dims and transposes move no data: redo them in
       // the new layout and convert their (smaller) source instead.
-      result = recompute(v, layout, address);
+      result = recompute(v, layout, use);
     } else {
       OpBuilder b(ctx);
       b.setInsertionPointAfterValue(v);
@@ -334,7 +348,7 @@ private:
   /// leaves: in a trial every such value, in the real run those carried in
   /// the layout the body uses them in.
   DenseSet<Value> reloadable;
-  /// canRematerialize's answers, by value and address context (cleared when
+  /// canRematerialize's answers, by value and use (cleared when
   /// a trial's ops are erased).
   DenseMap<std::pair<Value, int>, bool> rematerializable;
 };
