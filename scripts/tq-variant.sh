@@ -25,5 +25,5 @@ out=$gpu/$name
 rm -rf "$out" && mkdir -p "$out"
 cp "$gpu/tq-gpu" "$gpu"/turboquant_* "$out/"
 grep '\.mma\.tok ' "$gpu/tq-builds.txt" | scripts/tq-compile.sh "$out" "$file" "$@" --no-cache
-(cd .carry && tar -cJf payload.tar.xz gpu)
+tar -C .carry -cJf .carry/payload.tar.xz gpu anchors
 echo "tq-variant.sh: $out ready; .carry/payload.tar.xz re-packed"
