@@ -35,8 +35,9 @@ def AssignLayouts : Pass<"tile-assign-layouts", "ModuleOp"> {
     value's layout differs from what its user needs, ranges, splats,
     constants and integer arithmetic on them (but divisions by run-time
     values) are recomputed in the needed layout, and so are decode chains of
-    short-run loads; in addresses, index-table loads and such divisions are
-    converted once and the arithmetic on them redone; other values go through
+    short-run loads; in addresses and shift amounts, index-table loads and
+    such divisions are converted once and the arithmetic on them redone (in
+    shift amounts a loop's carried values too); other values go through
     `tile.convert_layout`. Refuses tiles needing more than 1024 registers
     per thread. Records the thread count as `tile.threads` on the kernel.
   }];
