@@ -86,13 +86,13 @@ bool isAddressLeaf(Operation *op) { return isa<LoadOp>(op) || isDivision(op); }
 /// address offset, or a shift amount (computed, like an address, from a
 /// paged kernel's block table, and also from the slot offsets a loop
 /// carries: those convert as leaves there).
-enum class Use { Data, Address, Control };
+enum class Use { Data, Address, Shift };
 
 Use operandUse(Operation *op, Value operand) {
   if (auto addptr = dyn_cast<AddPtrOp>(op); addptr && operand == addptr.getOffset())
     return Use::Address;
   if (isa<arith::ShLIOp, arith::ShRSIOp, arith::ShRUIOp>(op) && operand == op->getOperand(1))
-    return Use::Control;
+    return Use::Shift;
   return Use::Data;
 }
 
@@ -194,7 +194,7 @@ private:
   bool canRematerialize(Value v, int depth, Use use = Use::Data) {
     Operation *def = v.getDefiningOp();
     if (!def)
-      return reloadable.contains(v) || use == Use::Control;
+      return reloadable.contains(v) || use == Use::Shift;
     if (depth > 64)
       return false;
     auto key = std::make_pair(v, int(use));
