@@ -65,7 +65,7 @@ bool mlir::tileir::hasFP8PairConversion(const NVPTXChip &chip) {
 namespace {
 
 /// Whether the conversion's result reaches only users that make a NaN with
-/// bits of their own (float arithmetic) or look at NaN-ness (compares),
+/// bits of their own (float arithmetic, mma.sync) or look at NaN-ness (compares),
 /// through ops that move elements unchanged (the layout code's extracts,
 /// inserts, broadcasts and shuffles).
 bool onlyArithmeticUsers(Value result) {
@@ -77,7 +77,7 @@ bool onlyArithmeticUsers(Value result) {
       if (!seen.insert(user).second)
         continue;
       if (isa<arith::AddFOp, arith::SubFOp, arith::MulFOp, arith::DivFOp, arith::CmpFOp,
-              math::FmaOp>(user))
+              math::FmaOp, NVVM::MmaOp>(user))
         continue;
       if (!isa<vector::ExtractOp, vector::ExtractStridedSliceOp, vector::FromElementsOp,
                vector::BroadcastOp, vector::ShuffleOp, vector::InsertOp,
