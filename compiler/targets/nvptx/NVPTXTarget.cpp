@@ -4,6 +4,7 @@
 #include "mlir/ExecutionEngine/OptUtils.h"
 
 #include "llvm/IR/LegacyPassManager.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Program.h"
@@ -11,6 +12,8 @@
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Target/TargetOptions.h"
+
+#include <mutex>
 
 using namespace mlir;
 using namespace mlir::tileir;
@@ -36,6 +39,34 @@ std::optional<NVPTXChip> mlir::tileir::lookupNVPTXChip(StringRef name) {
   return std::nullopt;
 }
 
+namespace {
+
+/// The NVPTX target machine with 32-bit shared, local and constant pointers
+/// (nvcc's choice): a lookup table's address is then one 32-bit add that
+/// ptxas folds into the ld.shared, where 64-bit pointers cost a wide
+/// multiply-add per element (TurboQuant's codebook gathers: bench/RESULTS.md
+/// run 56). LLVM 22 takes this data layout only from its nvptx-short-ptr
+/// option, read once, in the target machine's constructor; the option is set
+/// around that constructor alone and restored, so that nothing else in the
+/// process that builds NVPTX code sees it change.
+std::unique_ptr<llvm::TargetMachine> createShortPointerMachine(const llvm::Target &target,
+                                                               const llvm::Triple &triple,
+                                                               const NVPTXChip &chip) {
+  static std::mutex construction;
+  std::lock_guard<std::mutex> lock(construction);
+  auto *option = static_cast<llvm::cl::opt<bool> *>(
+      llvm::cl::getRegisteredOptions().lookup("nvptx-short-ptr"));
+  assert(option && "LLVM's NVPTX target has no nvptx-short-ptr option");
+  bool before = option->getValue();
+  option->setValue(true);
+  std::unique_ptr<llvm::TargetMachine> tm(target.createTargetMachine(
+      triple, chip.cpu, chip.feature, llvm::TargetOptions(), std::nullopt));
+  option->setValue(before);
+  return tm;
+}
+
+} // namespace
+
 std::string mlir::tileir::emitPTX(llvm::Module &module, const NVPTXChip &chip,
                                   unsigned optLevel, std::string &error) {
   LLVMInitializeNVPTXTargetInfo();
@@ -46,8 +77,7 @@ std::string mlir::tileir::emitPTX(llvm::Module &module, const NVPTXChip &chip,
   const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
   if (!target)
     return "";
-  std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
-      triple, chip.cpu, chip.feature, llvm::TargetOptions(), std::nullopt));
+  std::unique_ptr<llvm::TargetMachine> tm = createShortPointerMachine(*target, triple, chip);
   if (!tm) {
     error = "cannot create the NVPTX target machine for " + chip.name;
     return "";
