@@ -105,7 +105,7 @@ std::string lowerGPU(mlir::ModuleOp module, const CompileOptions &options, bool 
     sharedBytes = llvm::cast<mlir::IntegerAttr>(op.getAttr("tile.shared_bytes")).getInt();
     threads = unsigned(llvm::cast<mlir::IntegerAttr>(op.getAttr("tile.threads")).getInt());
     if (toLLVM)
-      target->markKernel(&op, threads);
+      target->markKernel(&op, threads, options.maxRegisters);
   }
   return "";
 }
@@ -175,6 +175,12 @@ std::string checkTarget(const CompileOptions &options) {
   auto target = mlir::tileir::createGPUTargetInfo(options.target, error);
   if (!target)
     return error;
+  if (options.maxRegisters && !target->supportsRegisterLimit())
+    return "--max-registers applies to NVIDIA targets only (PTX .maxnreg), not " +
+           target->name().str();
+  if (options.maxRegisters && (options.maxRegisters < 16 || options.maxRegisters > 255))
+    return "--max-registers must be 16 to 255 registers a thread, got " +
+           std::to_string(options.maxRegisters);
   unsigned warp = target->warpSize(), limit = target->maxThreadsPerBlock();
   if (options.numWarps * warp <= limit)
     return "";

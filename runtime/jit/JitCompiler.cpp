@@ -26,6 +26,7 @@ std::string variantKey(const std::string &source, const CompileOptions &options)
       {"code_object", std::to_string(options.codeObjectVersion)},
       {"cubin", options.cubin ? "1" : "0"},
       {"occupancy", std::to_string(options.occupancy)}, // the shared memory budget
+      {"max_registers", std::to_string(options.maxRegisters)},
       {"source", source}};
   for (auto &[name, value] : options.defines)
     parts.push_back({"define:" + name, value});

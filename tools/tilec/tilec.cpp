@@ -87,7 +87,7 @@ TARGET is host (default), sm_80, sm_89, sm_90, sm_90a, gfx90a, gfx942 or gfx950.
 const char *kCompileUsage = R"(usage: tilec compile FILE --target=TARGET -o OUT [-D NAME=VALUE]...
                      [--kernel NAME] [--num-warps=N] [--assume NAME=DIV]... [--time]
                      [--no-cache] [--cache-dir DIR] [--occupancy=N]
-                     [--code-object=5|6]
+                     [--max-registers=N] [--code-object=5|6]
 
 TARGET is sm_80, sm_89, sm_90 or sm_90a (OUT is PTX text) or gfx90a, gfx942 or
 gfx950 (OUT is an HSA code object, e.g. OUT.hsaco; --code-object picks its
@@ -100,6 +100,9 @@ NVIDIA, a wavefront of 64 on AMD). --assume NAME=DIV
 specialises the kernel on parameter NAME being divisible by DIV (a power of
 two; for a pointer: its address in bytes), which lets loads and stores be
 vectorised; the caller must only launch it with such arguments.
+--max-registers (NVIDIA targets) caps the registers a thread may use, 16 to
+255 (PTX .maxnreg; default: ptxas's choice): fewer registers let more warps
+share an SM, at the price of spills to local memory.
 When the kernel's shared memory (LDS) is over the target's per-workgroup limit
 or the budget that leaves room for --occupancy workgroups per SM / CU (default
 2), tunable parameters that -D leaves free are shrunk to fit (as `tilec
@@ -266,6 +269,15 @@ std::string parseArgs(const std::vector<std::string> &args, bool wantStage, Comm
         err = "--occupancy must be 1 to 64 workgroups per SM/CU, got '" + v + "'";
       else if (err.empty())
         out.options.occupancy = unsigned(n);
+    } else if (a == "--max-registers" || a.rfind("--max-registers=", 0) == 0) {
+      std::string v;
+      err = value("--max-registers", v);
+      char *end = nullptr;
+      long n = err.empty() ? std::strtol(v.c_str(), &end, 10) : 0;
+      if (err.empty() && (!end || *end || n < 16 || n > 255))
+        err = "--max-registers must be 16 to 255 registers a thread, got '" + v + "'";
+      else if (err.empty())
+        out.options.maxRegisters = unsigned(n);
     } else if (a == "--code-object" || a.rfind("--code-object=", 0) == 0) {
       std::string v;
       err = value("--code-object", v);

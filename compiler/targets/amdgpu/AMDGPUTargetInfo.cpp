@@ -194,7 +194,8 @@ public:
     return out;
   }
 
-  void markKernel(Operation *func, unsigned threads) const override {
+  void markKernel(Operation *func, unsigned threads, unsigned maxRegisters) const override {
+    assert(!maxRegisters && "checkTarget refuses register limits on AMD targets");
     MLIRContext *ctx = func->getContext();
     std::string size = std::to_string(threads);
     func->setAttr(ROCDL::ROCDLDialect::getKernelFuncAttrName(), UnitAttr::get(ctx));

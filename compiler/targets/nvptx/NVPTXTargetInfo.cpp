@@ -191,11 +191,15 @@ public:
     return out;
   }
 
-  void markKernel(Operation *func, unsigned threads) const override {
+  void markKernel(Operation *func, unsigned threads, unsigned maxRegisters) const override {
     MLIRContext *ctx = func->getContext();
     func->setAttr("nvvm.kernel", UnitAttr::get(ctx));
     func->setAttr("nvvm.maxntid", DenseI32ArrayAttr::get(ctx, {int32_t(threads), 1, 1}));
+    if (maxRegisters)
+      func->setAttr("nvvm.maxnreg", IntegerAttr::get(IntegerType::get(ctx, 32), maxRegisters));
   }
+
+  bool supportsRegisterLimit() const override { return true; }
 
   /// cp.async (sm_80+): 16-byte copies bypass L1 (.cg), smaller ones do not
   /// (.ca, the only form for 4 and 8 bytes); a false predicate copies 0

@@ -51,6 +51,10 @@ struct CompileOptions {
   /// at once; the shared memory budget of a workgroup is 90% of the SM's /
   /// CU's divided by this (planSharedMemory).
   unsigned occupancy = 2;
+  /// NVIDIA targets: the most registers a thread may use (PTX .maxnreg, 16
+  /// to 255; 0 leaves the choice to ptxas). Fewer registers let more warps
+  /// share an SM, at the price of spills to local memory.
+  unsigned maxRegisters = 0;
 };
 
 /// The element type of a kernel parameter.

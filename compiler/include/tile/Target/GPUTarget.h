@@ -71,8 +71,12 @@ public:
                                       ArrayRef<Value> a, ArrayRef<Value> bRegs,
                                       ArrayRef<Value> acc, Value shared,
                                       bool bInShared) const = 0;
-  /// Marks `func` (an llvm.func) as a kernel launched with `threads` threads.
-  virtual void markKernel(Operation *func, unsigned threads) const = 0;
+  /// Marks `func` (an llvm.func) as a kernel launched with `threads` threads
+  /// whose threads use at most `maxRegisters` registers (0: no limit; only
+  /// targets whose supportsRegisterLimit() is true are given one).
+  virtual void markKernel(Operation *func, unsigned threads, unsigned maxRegisters) const = 0;
+  /// Whether markKernel can limit a thread's registers.
+  virtual bool supportsRegisterLimit() const { return false; }
   /// Starts an asynchronous copy of `bytes` (4, 8 or 16) from global `src`
   /// to shared `dst` (zeros when `pred` is false) and returns true; false
   /// when the target has no such copy (the caller copies through registers).
