@@ -171,6 +171,23 @@ int64_t tq::defaultSplits(int64_t sms, int64_t b, int64_t programsPerSeq, int64_
       1, std::min({cdiv(perSm * sms, b * programsPerSeq), cdiv(seqLen, 128), int64_t(64)}));
 }
 
+namespace {
+/// A stage-1 program's fixed work in tokens: about two 32-token blocks (its
+/// first loads' latency, the reductions and stores at its end).
+constexpr int64_t kProgramTokens = 64;
+} // namespace
+
+int64_t tq::waveSplits(int64_t resident, int64_t b, int64_t programsPerSeq, int64_t seqLen) {
+  int64_t best = 1, bestCost = 0;
+  for (int64_t s = 1; s <= std::min(cdiv(seqLen, 128), int64_t(64)); ++s) {
+    int64_t cost = cdiv(b * programsPerSeq * s, std::max<int64_t>(resident, 1)) *
+                   (cdiv(seqLen, s) + kProgramTokens);
+    if (s == 1 || cost < bestCost)
+      best = s, bestCost = cost;
+  }
+  return best;
+}
+
 std::shared_ptr<TqCache> tq::makeCache(const TqCase &c, int64_t numBlocks, int64_t distinctBlocks,
                                        uint64_t seed) {
   Rng rng(seed);

@@ -48,6 +48,16 @@ std::string caseName(const TqCase &c);
 int64_t defaultSplits(int64_t sms, int64_t b, int64_t programsPerSeq, int64_t seqLen,
                       int64_t perSm = 4);
 
+/// The split count by waves: the device holds `resident` stage-1 programs at
+/// once, and stage 1 takes about waves x a program's work, cdiv(B *
+/// programsPerSeq * s, resident) x (cdiv(seqLen, s) + 64) tokens (64: its
+/// fixed work), for s splits; the smallest s in [1, min(ceil(seqLen / 128),
+/// 64)] of least cost. (The
+/// anchor's rule asks for 4 programs an SM whatever the kernel's occupancy:
+/// 2.2 waves of one-warp programs at B x seq_len = 32 x 8192 where 8 fit an
+/// SM, the last one 18% full.)
+int64_t waveSplits(int64_t resident, int64_t b, int64_t programsPerSeq, int64_t seqLen);
+
 /// A paged cache with its rotation and codebook (f32, as the kernel gets them).
 struct TqCache {
   SlotLayout layout;

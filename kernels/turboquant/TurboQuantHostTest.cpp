@@ -257,6 +257,15 @@ TEST(TurboQuantRefTest, SplitsAndNames) {
   EXPECT_EQ(defaultSplits(132, 8, 8, 8192), 9);
   EXPECT_EQ(defaultSplits(132, 128, 8, 32768), 1);
   EXPECT_EQ(defaultSplits(132, 1, 8, 1), 1);
+  // 8 one-warp programs an SM on 132 SMs (1056 at once), 8 a sequence: one
+  // full wave where there are enough, else the fewest waves.
+  EXPECT_EQ(waveSplits(1056, 32, 8, 8192), 4);   // 1024 programs, not 2304 (2.2 waves)
+  EXPECT_EQ(waveSplits(1056, 8, 8, 32768), 16);  // 1024, not 2112 (2 waves of 993 + 64)
+  EXPECT_EQ(waveSplits(1056, 128, 8, 32768), 1); // 1024
+  EXPECT_EQ(waveSplits(1056, 1, 8, 1024), 8);    // capped at ceil(1024 / 128)
+  EXPECT_EQ(waveSplits(1584, 32, 8, 8192), 6);   // 12 an SM: 1536
+  EXPECT_EQ(waveSplits(1056, 1, 8, 1), 1);
+  EXPECT_EQ(waveSplits(0, 4, 8, 4096), 1);
   TqCase c;
   c.seqLens = {3, 17};
   EXPECT_EQ(caseName(c), "k4v4 D=128 Hq=32 Hkv=8 HEADS=4 block_size=16 splits=1 bf16 hadamard "

@@ -19,6 +19,8 @@ struct Driver::Api {
   int (*cuModuleLoadData)(void **, const void *);
   int (*cuModuleUnload)(void *);
   int (*cuModuleGetFunction)(void **, void *, const char *);
+  int (*cuFuncGetAttribute)(int *, int, void *);
+  int (*cuOccupancyMaxActiveBlocksPerMultiprocessor)(int *, void *, int, size_t);
   int (*cuLaunchKernel)(void *, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                         unsigned, void *, void **, void **);
   int (*cuMemAlloc)(DevicePtr *, size_t);
@@ -75,6 +77,9 @@ std::unique_ptr<Driver> Driver::open(int ordinal, std::string &error) {
       TILE_SYM(cuModuleLoadData, "cuModuleLoadData"),
       TILE_SYM(cuModuleUnload, "cuModuleUnload"),
       TILE_SYM(cuModuleGetFunction, "cuModuleGetFunction"),
+      TILE_SYM(cuFuncGetAttribute, "cuFuncGetAttribute"),
+      TILE_SYM(cuOccupancyMaxActiveBlocksPerMultiprocessor,
+               "cuOccupancyMaxActiveBlocksPerMultiprocessor"),
       TILE_SYM(cuLaunchKernel, "cuLaunchKernel"),
       TILE_SYM(cuMemAlloc, "cuMemAlloc_v2"),
       TILE_SYM(cuMemFree, "cuMemFree_v2"),
@@ -162,6 +167,16 @@ std::string Driver::loadKernel(const std::string &image, const std::string &kern
   modules.push_back(module);
   return check(api->cuModuleGetFunction(&function, module, kernel.c_str()),
                "cuModuleGetFunction");
+}
+
+std::string Driver::residency(void *function, unsigned threads, unsigned sharedBytes,
+                              int &blocksPerSM, int &registers) {
+  std::string err = check(api->cuOccupancyMaxActiveBlocksPerMultiprocessor(
+                              &blocksPerSM, function, int(threads), sharedBytes),
+                          "cuOccupancyMaxActiveBlocksPerMultiprocessor");
+  if (err.empty()) // CU_FUNC_ATTRIBUTE_NUM_REGS
+    err = check(api->cuFuncGetAttribute(&registers, 4, function), "cuFuncGetAttribute");
+  return err;
 }
 
 std::string Driver::launch(void *function, const unsigned grid[3], unsigned threads,

@@ -15,7 +15,7 @@
 // ptxas from spilling) and on the matrix units with tokens as M, one warp a
 // program and the codes loaded straight into the operand registers
 // (`.mma.tok`: -D MMA=2 --num-warps=1, BLOCK_T = 32 for MSE keys and 16 for
-// fp8 keys, with 4x the programs per SM).
+// fp8 keys, which are also held to 168 registers; 4x the programs per SM).
 //
 // It checks at tier C (TqCheck) small ragged problems of every preset with
 // HEADS = group and 1, D = 64 and 256, and the round trip; then, for the
@@ -24,16 +24,20 @@
 // of a batch that long) on a cache of 128 x 2048 pages, checked on sampled
 // sequences and timed with CUDA events (median of 10 after 2 warm-ups, L2
 // flushed before each): rotate + stage 1 + stage 2 together, and stage 1
-// alone. Splits follow the anchor's rule min(ceil(4 SMs / programs),
-// ceil(seq / 128), 64). Bytes read = the slots of every sequence's tokens
+// alone. Splits come by waves (tq::waveSplits) of the stage-1 programs the
+// SMs hold at once (the driver's occupancy of that build; the anchor's rule,
+// min(ceil(4 SMs / programs), ceil(seq / 128), 64), asks for 4 four-warp
+// programs an SM whatever fits). Bytes read = the slots of every sequence's tokens
 // plus the block table entries of their pages. Each timed row is also
 // printed as one line `TQ-JSON {...}` for bench/suite.py: "preset" stays the
 // preset's name (k4v4, ...), "mma" (0, 1 or 2) and "stage1_build" tell the
-// stage-1 formulations apart; the table shows them as k4v4, k4v4.mma and
-// k4v4.mma.tok.
+// stage-1 formulations apart (the table shows them as k4v4, k4v4.mma and
+// k4v4.mma.tok), "stage1_registers" and "stage1_programs_per_sm" are what
+// the driver made of that build.
 //
 //   tq-gpu DIR [--check-only] [--programs-per-sm N]   (splits: the anchor's
-//                                                      rule, 4 programs per SM)
+//                                                      rule with N four-warp
+//                                                      programs an SM)
 //              [--formulation K]  checks and times stage-1 formulation K (0, 1
 //                                 or 2) only
 //              [--shape PRESET:B:SEQ_LEN[,...]]  times those benchmark shapes
@@ -71,12 +75,17 @@ const char *formulationSuffix(int mma) {
   return mma == 0 ? "" : mma == 1 ? ".mma" : ".mma.tok";
 }
 std::string formulationArgs(int mma, int kbits) {
-  if (mma == 2) // BLOCK_T: the faster of 16 and 32 on the H200 (bench/RESULTS.md runs 23, 25)
-    return std::string(" -D MMA=2 --num-warps=1 -D BLOCK_T=") + (kbits == 8 ? "16" : "32");
+  // BLOCK_T: the faster of 16 and 32 on the H200 (bench/RESULTS.md runs 23, 25); fp8 keys
+  // capped at 168 registers, 12 programs an SM (0.95x the time of the driver's choice,
+  // run 57; MSE keys spill and slow down there).
+  if (mma == 2)
+    return kbits == 8 ? " -D MMA=2 --num-warps=1 -D BLOCK_T=16 --max-registers=168"
+                      : " -D MMA=2 --num-warps=1 -D BLOCK_T=32";
   return mma == 0 ? "" : " -D MMA=1 -D BLOCK_T=32";
 }
-/// Warps a program of each formulation runs: splits keep the warps per SM
-/// of 4 four-warp programs per SM (--programs-per-sm scales with 4 / warps).
+/// Warps a program of each formulation runs: with --programs-per-sm N the
+/// splits keep the warps per SM of N four-warp programs (N scales with 4 /
+/// warps).
 int formulationWarps(int mma) { return mma == 2 ? 1 : 4; }
 
 std::string stage1Build(const TqCase &c, int mma) {
@@ -309,6 +318,7 @@ struct BenchRow {
   double ms = 0, stage1Ms = 0, bytes = 0;
   TqResult check;
   int64_t checkedSeqs = 0;
+  int registers = 0, perSM = 0; // stage 1's, as the driver compiled it
 };
 
 void printRow(const BenchRow &r) {
@@ -323,10 +333,12 @@ void printRow(const BenchRow &r) {
   std::printf("TQ-JSON {\"preset\": \"%s\", \"B\": %lld, \"seq_len\": %lld, \"heads\": %lld, "
               "\"splits\": %lld, \"ms\": %.6f, \"stage1_ms\": %.6f, \"bytes\": %.0f, "
               "\"GBps\": %.2f, \"check\": %s, \"checked_seqs\": %lld, "
-              "\"max_err_over_bound\": %.6g, \"mma\": %d, \"stage1_build\": \"%s\"}\n",
+              "\"max_err_over_bound\": %.6g, \"mma\": %d, \"stage1_build\": \"%s\", "
+              "\"stage1_registers\": %d, \"stage1_programs_per_sm\": %d}\n",
               r.preset.c_str(), (long long)r.b, (long long)r.seqLen, (long long)r.heads,
               (long long)r.splits, r.ms, r.stage1Ms, r.bytes, gbps, r.check.pass ? "true" : "false",
-              (long long)r.checkedSeqs, r.check.maxErrOverBound, r.mma, r.stage1.c_str());
+              (long long)r.checkedSeqs, r.check.maxErrOverBound, r.mma, r.stage1.c_str(),
+              r.registers, r.perSM);
 }
 
 /// Checks and (unless checkOnly) times one benchmark shape.
@@ -447,11 +459,19 @@ int runBench(cuda::Driver &driver, Builds &builds, bool checkOnly, int64_t perSm
           for (int mma = 0; mma < kFormulations; ++mma) {
             if (only >= 0 && mma != only)
               continue;
-            c.numSplits = defaultSplits(driver.multiprocessors(), b, c.hq / heads, seqLen,
-                                        perSm * 4 / formulationWarps(mma));
-            BenchRow row{name, b, seqLen, heads, c.numSplits, mma, stage1Build(c, mma)};
-            err = benchShape(driver, builds, cache, deviceCache, flush, flushBytes, c, mma,
-                             shapeSeed, checkOnly, row);
+            BenchRow row{name, b, seqLen, heads, 0, mma, stage1Build(c, mma)};
+            test::Variant &s1 = builds.at(row.stage1);
+            err = driver.residency(s1.function, s1.threads, 0, row.perSM, row.registers);
+            // Splits: by waves of the programs the SMs hold, or the anchor's rule
+            // with --programs-per-sm.
+            c.numSplits = perSm ? defaultSplits(driver.multiprocessors(), b, c.hq / heads, seqLen,
+                                                perSm * 4 / formulationWarps(mma))
+                                : waveSplits(int64_t(row.perSM) * driver.multiprocessors(), b,
+                                             c.hq / heads, seqLen);
+            row.splits = c.numSplits;
+            if (err.empty())
+              err = benchShape(driver, builds, cache, deviceCache, flush, flushBytes, c, mma,
+                               shapeSeed, checkOnly, row);
             if (!err.empty()) {
               std::printf("| %s%s | %lld | %lld | %lld | error: %s |\n", name.c_str(),
                           formulationSuffix(mma), (long long)b, (long long)seqLen, (long long)heads,
@@ -485,7 +505,7 @@ int main(int argc, char **argv) {
   bool checkOnly = false, benchOnly = false;
   std::vector<std::string> shapes;
   std::string shapeError;
-  int64_t perSm = 4, only = -1;
+  int64_t perSm = 0, only = -1;
   bool ok = argc >= 2;
   for (int i = 2; ok && i < argc; ++i) {
     std::string arg = argv[i];

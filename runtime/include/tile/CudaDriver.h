@@ -41,6 +41,11 @@ public:
 
   /// Loads a PTX or cubin image and finds `kernel` in it.
   std::string loadKernel(const std::string &image, const std::string &kernel, void *&function);
+  /// How many blocks of `threads` threads and `sharedBytes` bytes of dynamic
+  /// shared memory of a loaded kernel an SM holds at once, and the
+  /// registers a thread of it uses (as the driver compiled it).
+  std::string residency(void *function, unsigned threads, unsigned sharedBytes, int &blocksPerSM,
+                        int &registers);
   /// Launches with one pointer per argument (cuLaunchKernel's convention).
   std::string launch(void *function, const unsigned grid[3], unsigned threads,
                      unsigned sharedBytes, std::vector<void *> &args, void *stream = nullptr);
