@@ -225,6 +225,20 @@ std::string parseArgs(const std::vector<std::string> &args, bool wantStage, Comm
     auto value = [&](const std::string &flag, std::string &dst) {
       return optionValue(args, i, flag, dst);
     };
+    // An integer option in [lo, hi] (`unit` names what it counts).
+    auto rangeValue = [&](const std::string &flag, long lo, long hi, const char *unit,
+                          unsigned &dst) {
+      std::string v;
+      std::string err = value(flag, v);
+      char *end = nullptr;
+      long n = err.empty() ? std::strtol(v.c_str(), &end, 10) : 0;
+      if (err.empty() && (!end || *end || n < lo || n > hi))
+        return flag + " must be " + std::to_string(lo) + " to " + std::to_string(hi) + " " + unit +
+               ", got '" + v + "'";
+      if (err.empty())
+        dst = unsigned(n);
+      return err;
+    };
     std::string err;
     if (a == "-D" || a.rfind("-D", 0) == 0) {
       std::string def = a.size() > 2 ? a.substr(2) : "";
@@ -261,23 +275,9 @@ std::string parseArgs(const std::vector<std::string> &args, bool wantStage, Comm
       else if (err.empty())
         out.options.divisibility[spec.substr(0, eq)] = div;
     } else if (a == "--occupancy" || a.rfind("--occupancy=", 0) == 0) {
-      std::string v;
-      err = value("--occupancy", v);
-      char *end = nullptr;
-      long n = err.empty() ? std::strtol(v.c_str(), &end, 10) : 0;
-      if (err.empty() && (!end || *end || n < 1 || n > 64))
-        err = "--occupancy must be 1 to 64 workgroups per SM/CU, got '" + v + "'";
-      else if (err.empty())
-        out.options.occupancy = unsigned(n);
+      err = rangeValue("--occupancy", 1, 64, "workgroups per SM/CU", out.options.occupancy);
     } else if (a == "--max-registers" || a.rfind("--max-registers=", 0) == 0) {
-      std::string v;
-      err = value("--max-registers", v);
-      char *end = nullptr;
-      long n = err.empty() ? std::strtol(v.c_str(), &end, 10) : 0;
-      if (err.empty() && (!end || *end || n < 16 || n > 255))
-        err = "--max-registers must be 16 to 255 registers a thread, got '" + v + "'";
-      else if (err.empty())
-        out.options.maxRegisters = unsigned(n);
+      err = rangeValue("--max-registers", 16, 255, "registers a thread", out.options.maxRegisters);
     } else if (a == "--code-object" || a.rfind("--code-object=", 0) == 0) {
       std::string v;
       err = value("--code-object", v);
