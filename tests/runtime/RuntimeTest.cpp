@@ -208,6 +208,26 @@ TEST(JitCompiler, GpuVariantsGoThroughTheDiskCache) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(JitCompiler, RegisterLimitIsPartOfTheKey) {
+  std::string dir = ::testing::TempDir() + "/tilec-jit-maxnreg-" + std::to_string(getpid());
+  auto compiler = jitCompiler(dir, [](const std::string &w) { ADD_FAILURE() << w; });
+  CompileOptions options;
+  options.target = "sm_90a";
+  auto free = compiler.compile(kAdd, "add.tile", options);
+  ASSERT_TRUE(bool(free)) << free.message();
+  EXPECT_EQ(free->image.find(".maxnreg"), std::string::npos);
+  options.maxRegisters = 64;
+  auto capped = compiler.compile(kAdd, "add.tile", options);
+  ASSERT_TRUE(bool(capped)) << capped.message();
+  EXPECT_NE(capped->image.find(".maxnreg 64"), std::string::npos);
+  EXPECT_EQ(DiskCache::open(dir, compilerBuildId(), 0, nullptr).list().size(), 2u);
+  options.target = "gfx942";
+  auto amd = compiler.compile(kAdd, "add.tile", options);
+  ASSERT_FALSE(bool(amd));
+  EXPECT_NE(amd.message().find("--max-registers applies to NVIDIA targets only"), std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
 } // namespace
 
 namespace {
