@@ -6,8 +6,9 @@
 // copy. Where a value's layout is not what its user needs, cheap values
 // (ranges, splats, constants and integer arithmetic on them but divisions)
 // are recomputed in the needed layout, and so are values computed from them
-// and from short-run loads and table gathers (the loads re-issued in the new
-// layout); in addresses and shift amounts, index-table loads and divisions
+// and from short-run loads, table gathers and reductions along a short
+// dimension (the loads re-issued in the new layout, the reduction done in
+// each thread's registers); in addresses and shift amounts, index-table loads and divisions
 // are converted, the arithmetic on them redone (in shift amounts a loop's
 // carried values too); anything else goes through tile.convert_layout.
 //
@@ -94,6 +95,19 @@ Use operandUse(Operation *op, Value operand) {
   if (isa<arith::ShLIOp, arith::ShRSIOp, arith::ShRUIOp>(op) && operand == op->getOperand(1))
     return Use::Shift;
   return Use::Data;
+}
+
+/// Elements of a reduced dimension up to which a reduction is redone in its
+/// user's layout, the dimension in each thread's registers (two tokens'
+/// codes joined into one operand register, say), rather than converted.
+constexpr int64_t kMaxInThreadReduction = 4;
+
+/// A reduction of a tile to a tile along a dimension short enough to redo
+/// in one thread's registers.
+bool isInThreadReduction(Operation *op) {
+  auto reduce = dyn_cast<ReduceOp>(op);
+  return reduce && isTile(reduce.getResult()) &&
+         reduce.getSrc().getType().getDimSize(reduce.getAxis()) <= kMaxInThreadReduction;
 }
 
 /// Ops that are cheaper to recompute in another layout than to convert.
@@ -203,7 +217,7 @@ private:
     if (use != Use::Data && isAddressLeaf(def))
       return rematerializable[key] = true;
     bool ok = canRecompute(v, 0);
-    if (!ok && ((isElementwise(def) && !isDivision(def)) ||
+    if (!ok && ((isElementwise(def) && !isDivision(def)) || isInThreadReduction(def) ||
                 isa<LoadOp, GatherOp, TransOp, ReshapeOp, BroadcastOp, ExpandDimsOp, AddPtrOp,
                     PtrCastOp, ConvertLayoutOp>(def))) {
       ok = true;
@@ -239,6 +253,8 @@ private:
         need = sourceLayoutFor(broadcast, layout);
       if (auto trans = dyn_cast<TransOp>(def)) // transposing twice gives the layout back
         need = transposeLayout(layout, cast<RankedTensorType>(trans.getType()).getShape());
+      if (auto reduce = dyn_cast<ReduceOp>(def))
+        need = insertDimension(layout, reduce.getSrc().getType().getShape(), reduce.getAxis());
       operands.push_back(convertTo(operand, need, std::max(use, operandUse(def, operand))));
     }
     OpBuilder b(def->getContext());

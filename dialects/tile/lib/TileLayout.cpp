@@ -64,6 +64,23 @@ DistributedLayoutAttr mlir::tileir::dropDimensions(DistributedLayoutAttr layout,
                                     map(layout.getLane(), true), map(layout.getWarp(), true));
 }
 
+DistributedLayoutAttr mlir::tileir::insertDimension(DistributedLayoutAttr reduced,
+                                                     ArrayRef<int64_t> shape, int64_t dim) {
+  auto [first, count] = dimensionBits(shape, dim);
+  auto map = [&, first = first, count = count](ArrayRef<int64_t> list) {
+    SmallVector<int64_t> out;
+    for (int64_t b : list)
+      out.push_back(b < first ? b : b + count);
+    return out;
+  };
+  SmallVector<int64_t> reg;
+  for (int64_t b = first; b < first + count; ++b)
+    reg.push_back(b);
+  llvm::append_range(reg, map(reduced.getReg()));
+  return DistributedLayoutAttr::get(reduced.getContext(), reg, map(reduced.getLane()),
+                                    map(reduced.getWarp()));
+}
+
 DistributedLayoutAttr mlir::tileir::getLayout(Type type) {
   if (auto tensor = dyn_cast<RankedTensorType>(type))
     return dyn_cast_if_present<DistributedLayoutAttr>(tensor.getEncoding());

@@ -31,6 +31,14 @@ DistributedLayoutAttr getBlockedLayout(MLIRContext *ctx, ArrayRef<int64_t> shape
 DistributedLayoutAttr dropDimensions(DistributedLayoutAttr layout, ArrayRef<int64_t> shape,
                                      ArrayRef<int64_t> dims);
 
+/// A layout of a tile of `shape` whose dimension `dim` is held in each
+/// thread's registers (its lowest register bits) and whose other bits are
+/// where `reduced` (a layout of `shape` without `dim`) puts them: the
+/// source layout of an in-thread reduction along `dim` that gives `reduced`
+/// (dropDimensions undoes it).
+DistributedLayoutAttr insertDimension(DistributedLayoutAttr reduced, ArrayRef<int64_t> shape,
+                                      int64_t dim);
+
 /// The layout of the transpose of a 2-D tile of `shape` laid out as
 /// `layout`: the same threads and registers, the dimensions' bits swapped.
 DistributedLayoutAttr transposeLayout(DistributedLayoutAttr layout, ArrayRef<int64_t> shape);
