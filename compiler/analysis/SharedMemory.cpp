@@ -54,6 +54,47 @@ std::optional<ShufflePlan> mlir::tileir::planShuffles(DistributedLayoutAttr from
   return plan;
 }
 
+std::optional<TransposePlan> mlir::tileir::planTransposes(DistributedLayoutAttr from,
+                                                         DistributedLayoutAttr to) {
+  ArrayRef<int64_t> fl = from.getLane(), tl = to.getLane();
+  ArrayRef<int64_t> fr = from.getReg(), tr = to.getReg();
+  if (fl.size() != 5 || tl.size() != 5 || from.getWarp() != to.getWarp() ||
+      fr.size() != tr.size() || llvm::is_contained(fl, -1) || llvm::is_contained(tl, -1))
+    return std::nullopt;
+  // fl = [a1, a2, b0, b1, b2] and tl = [b1, b2, a0, a1, a2].
+  if (tl[0] != fl[3] || tl[1] != fl[4] || tl[3] != fl[0] || tl[4] != fl[1])
+    return std::nullopt;
+  const int64_t *a0 = llvm::find(fr, tl[2]), *b0 = llvm::find(tr, fl[2]);
+  if (a0 == fr.end() || b0 == tr.end())
+    return std::nullopt;
+  TransposePlan plan;
+  plan.fromBit = a0 - fr.begin();
+  plan.toBit = b0 - tr.begin();
+  // The index bits the other register bits of register r number.
+  auto indexBits = [](ArrayRef<int64_t> reg, int64_t skip, int64_t r) {
+    int64_t bits = 0;
+    for (auto [j, bit] : llvm::enumerate(reg))
+      if (int64_t(j) != skip && ((r >> j) & 1))
+        bits |= int64_t(1) << bit;
+    return bits;
+  };
+  DenseMap<int64_t, int64_t> sourceOf;
+  for (int64_t r = 0; r < (int64_t(1) << fr.size()); ++r)
+    if (!((r >> plan.fromBit) & 1))
+      sourceOf[indexBits(fr, plan.fromBit, r)] = r;
+  for (int64_t r = 0; r < (int64_t(1) << tr.size()); ++r) {
+    if ((r >> plan.toBit) & 1) {
+      plan.source.push_back(-1);
+      continue;
+    }
+    auto it = sourceOf.find(indexBits(tr, plan.toBit, r));
+    if (it == sourceOf.end())
+      return std::nullopt; // the other register bits differ
+    plan.source.push_back(it->second);
+  }
+  return plan;
+}
+
 int64_t mlir::tileir::sharedScratchBytes(Operation *op) {
   if (auto convert = dyn_cast<ConvertLayoutOp>(op)) {
     auto from = getLayout(convert.getSrc().getType()), to = getLayout(convert.getType());

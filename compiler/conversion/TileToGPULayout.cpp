@@ -4,8 +4,8 @@
 // #tile.dist tiles.
 // Layouts are bit maps (TileAttrs.td), so which register, lane or warp holds
 // an element is known at compile time: these lowerings pick registers
-// statically and use shuffles or shared memory only for the bits that
-// cross threads.
+// statically and use 8x8 transposes (16-bit tiles, where the target has
+// them), shuffles or shared memory only for the bits that cross threads.
 //
 //===----------------------------------------------------------------------===//
 #include "GPULowering.h"
@@ -184,6 +184,36 @@ SmallVector<Value> moveByShuffles(OpBuilder &b, Location loc, const GPUTargetInf
   return out;
 }
 
+/// The registers of the result from `regs` (16-bit elements) by `plan`
+/// (planTransposes): each pair of source registers joined in one word,
+/// transposed, and the word split into a pair of result registers.
+SmallVector<Value> moveByTransposes(OpBuilder &b, Location loc, const GPUTargetInfo &target,
+                                   const TransposePlan &plan, ArrayRef<Value> regs) {
+  Type elem = regs.front().getType(), i16 = b.getI16Type(), i32 = b.getI32Type();
+  auto toWord = [&](Value v) -> Value {
+    if (isa<FloatType>(elem))
+      v = arith::BitcastOp::create(b, loc, i16, v);
+    return arith::ExtUIOp::create(b, loc, i32, v);
+  };
+  auto fromWord = [&](Value w) -> Value {
+    Value v = arith::TruncIOp::create(b, loc, i16, w);
+    return isa<FloatType>(elem) ? Value(arith::BitcastOp::create(b, loc, elem, v)) : v;
+  };
+  Value c16 = i32Const(b, loc, 16);
+  SmallVector<Value> out(plan.source.size());
+  for (auto [r, s] : llvm::enumerate(plan.source)) {
+    if (s < 0)
+      continue;
+    Value hi = toWord(regs[s | (int64_t(1) << plan.fromBit)]);
+    Value word = arith::OrIOp::create(b, loc, toWord(regs[s]),
+                                      arith::ShLIOp::create(b, loc, hi, c16));
+    Value moved = target.transpose8x8(b, loc, word);
+    out[r] = fromWord(moved);
+    out[r | (int64_t(1) << plan.toBit)] = fromWord(arith::ShRUIOp::create(b, loc, moved, c16));
+  }
+  return out;
+}
+
 struct ConvertLayoutLowering : GPUPattern<ConvertLayoutOp> {
   using GPUPattern::GPUPattern;
   LogicalResult matchAndRewrite(ConvertLayoutOp op, OpAdaptor adaptor,
@@ -195,6 +225,15 @@ struct ConvertLayoutLowering : GPUPattern<ConvertLayoutOp> {
     SmallVector<Value> out;
     const GPUTargetInfo &target = lowering.target;
     if (!op->hasAttr(kSharedOffsetAttr)) {
+      // A 16-bit tile transposed in 8x8 blocks (an mma result taken as the
+      // next product's B operand): one instruction a register pair.
+      std::optional<TransposePlan> transposes = planTransposes(src, dst);
+      if (transposes && target.canTranspose8x8() &&
+          regs.front().getType().getIntOrFloatBitWidth() == 16) {
+        rewriter.replaceOp(op, pack(rewriter, loc, resultType,
+                                    moveByTransposes(rewriter, loc, target, *transposes, regs)));
+        return success();
+      }
       std::optional<ShufflePlan> plan = planShuffles(src, dst);
       if (!plan)
         return rewriter.notifyMatchFailure(op, "no shared memory allocated");

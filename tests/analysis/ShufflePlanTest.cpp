@@ -5,7 +5,9 @@
 // (moveByShuffles: source register and lane from the result register and the
 // thread id) and checks that the source element is the one the result layout
 // puts there, for every thread and result register; and that pairs that move
-// an element to another warp get no plan.
+// an element to another warp get no plan. Likewise planTransposes, followed
+// the way moveByTransposes and an 8x8 transpose (movmatrix) move elements,
+// on layouts made to be transposes of each other (and refused on others).
 //
 //===----------------------------------------------------------------------===//
 #include "tile/Analysis/SharedMemory.h"
@@ -146,6 +148,64 @@ TEST(ShufflePlan, ReadsTheRightElements) {
   EXPECT_GT(crossing, 50);
   EXPECT_GT(selecting, 50);
   EXPECT_GT(refused, 50);
+}
+
+/// A layout pair related by 8x8 transposes (planTransposes): index bits
+/// a0..a2, b0..b2 in the lanes as the transpose wants them, the other
+/// bits in registers (in another order on each side) or in warps.
+std::pair<DistributedLayoutAttr, DistributedLayoutAttr>
+transposedPair(MLIRContext *ctx, std::mt19937_64 &rng) {
+  int64_t warpBits = int64_t(rng() % (kWarpBits + 1)), bits = 6 + warpBits + int64_t(rng() % 5);
+  SmallVector<int64_t> order;
+  for (int64_t i = 0; i < bits; ++i)
+    order.push_back(i);
+  std::shuffle(order.begin(), order.end(), rng);
+  auto [a0, a1, a2, b0, b1, b2] =
+      std::make_tuple(order[0], order[1], order[2], order[3], order[4], order[5]);
+  SmallVector<int64_t> warp(order.begin() + 6, order.begin() + 6 + warpBits);
+  warp.resize(kWarpBits, -1);
+  SmallVector<int64_t> rest(order.begin() + 6 + warpBits, order.end());
+  SmallVector<int64_t> fromReg(rest), toReg(rest);
+  fromReg.push_back(a0);
+  toReg.push_back(b0);
+  std::shuffle(fromReg.begin(), fromReg.end(), rng);
+  std::shuffle(toReg.begin(), toReg.end(), rng);
+  return {DistributedLayoutAttr::get(ctx, fromReg, {a1, a2, b0, b1, b2}, warp),
+          DistributedLayoutAttr::get(ctx, toReg, {b1, b2, a0, a1, a2}, warp)};
+}
+
+TEST(TransposePlan, ReadsTheRightElements) {
+  MLIRContext ctx;
+  ctx.loadDialect<TileDialect>();
+  std::mt19937_64 rng(20261202);
+  for (int trial = 0; trial < 500; ++trial) {
+    auto [from, to] = transposedPair(&ctx, rng);
+    std::optional<TransposePlan> plan = planTransposes(from, to);
+    ASSERT_TRUE(plan) << "no plan for a transposed pair";
+    for (int64_t warp = 0; warp < (int64_t(1) << kWarpBits); ++warp)
+      for (int64_t lane = 0; lane < 32; ++lane)
+        for (auto [r, s] : llvm::enumerate(plan->source)) {
+          if (s < 0)
+            continue;
+          for (int64_t h = 0; h < 2; ++h) {
+            // Half h of lane `lane`'s transposed word: row lane / 4, column
+            // 2 (lane % 4) + h of the transpose, held before in half
+            // (lane / 4) % 2 of lane 4 (2 (lane % 4) + h) + lane / 8.
+            int64_t srcLane = 4 * (2 * (lane % 4) + h) + lane / 8;
+            int64_t srcReg = s | (((lane / 4) % 2) << plan->fromBit);
+            int64_t want = elementAt(to, int64_t(r) | (h << plan->toBit), lane, warp);
+            ASSERT_EQ(elementAt(from, srcReg, srcLane, warp), want)
+                << "lane " << lane << " register " << r << " half " << h;
+          }
+        }
+  }
+  // Random pairs are transposes of each other only by chance.
+  int refused = 0;
+  for (int trial = 0; trial < 200; ++trial) {
+    int64_t bits = 6 + int64_t(rng() % 5);
+    refused += !planTransposes(randomLayout(&ctx, bits, rng), randomLayout(&ctx, bits, rng));
+  }
+  EXPECT_GT(refused, 190);
 }
 
 } // namespace

@@ -223,6 +223,56 @@ std::string matmul(const LayoutVariant &v, const norms::Launcher &launch, int64_
   return compare("c", c, want, tol);
 }
 
+/// dot_chain: o[g] = v[g] T(x[g] y[g]) for G problems. The f32 sum of an
+/// element of x y and the f64 one may round to neighbouring T values (one
+/// ulp_T of p apart); the rest is f32 accumulation of exact products.
+std::string dotChain(const LayoutVariant &v, const norms::Launcher &launch, int64_t G,
+                     std::mt19937_64 &rng) {
+  const std::string &t = v.defines.at("T");
+  int64_t bm = define(v, "BM"), bn = define(v, "BN"), bk = define(v, "BK"), bd = define(v, "BD");
+  Operands x = randomOperand(t, size_t(G * bm * bk), rng);
+  Operands y = randomOperand(t, size_t(G * bk * bn), rng);
+  Operands w = randomOperand(t, size_t(G * bd * bm), rng);
+  auto o = poisoned(size_t(G * bd * bn));
+  std::string err = launch({uint32_t(G), 1, 1},
+                           {Arg::pointer(x.bytes.data()), Arg::pointer(y.bytes.data()),
+                            Arg::pointer(w.bytes.data()), ptr(o)},
+                           {x.bytes.size(), y.bytes.size(), w.bytes.size(), bytes(o)});
+  if (!err.empty())
+    return err;
+  bool bf16 = t == "bf16";
+  double ulp = bf16 ? 0x1p-7 : 0x1p-10; // of T, relative to a normal value
+  std::vector<double> want(o.size()), tol(o.size());
+  for (int64_t g = 0; g < G; ++g) {
+    std::vector<double> p(size_t(bm * bn)), pTol(p.size());
+    for (int64_t m = 0; m < bm; ++m)
+      for (int64_t n = 0; n < bn; ++n) {
+        double sum = 0, abs = 0;
+        for (int64_t k = 0; k < bk; ++k) {
+          double prod = x.values[(g * bm + m) * bk + k] * y.values[(g * bk + k) * bn + n];
+          sum += prod;
+          abs += std::fabs(prod);
+        }
+        uint16_t bits = bf16 ? test::toBF16Bits(sum) : test::toF16Bits(sum);
+        p[m * bn + n] = bf16 ? test::fromBF16Bits(bits) : test::fromF16Bits(bits);
+        pTol[m * bn + n] = (std::fabs(sum) + double(bk) * 6e-8 * abs) * ulp + 1e-7;
+      }
+    for (int64_t d = 0; d < bd; ++d)
+      for (int64_t n = 0; n < bn; ++n) {
+        double sum = 0, abs = 0, moved = 0;
+        for (int64_t m = 0; m < bm; ++m) {
+          double wv = w.values[(g * bd + d) * bm + m];
+          sum += wv * p[m * bn + n];
+          abs += std::fabs(wv * p[m * bn + n]);
+          moved += std::fabs(wv) * pTol[m * bn + n];
+        }
+        want[(g * bd + d) * bn + n] = sum;
+        tol[(g * bd + d) * bn + n] = double(bm) * 6e-8 * abs + moved;
+      }
+  }
+  return compare("o", o, want, tol);
+}
+
 /// lookups: y[m, n] = t[c(m, n)] + t[c(m, n ^ 1)], c = bits 20..23 of x's
 /// f32 bits (0 for elements past N); exact in f32.
 std::string lookups(const LayoutVariant &v, const norms::Launcher &launch, int64_t M, int64_t N,
@@ -356,6 +406,17 @@ std::vector<LayoutVariant> tile::layouts::layoutVariants() {
   for (const char *t : {"f8e4m3", "f8e5m2"})
     for (auto [block, w] : std::vector<std::array<unsigned, 2>>{{256, 4}, {32, 1}, {1024, 4}})
       out.push_back({"fp8_codes", {{"T", t}, {"BLOCK", std::to_string(block)}}, w});
+  // A product's result as the next one's B operand: one warp, in 8x8
+  // transposes (BM 16 and 32, f16 and bf16), and with 4 warps.
+  for (auto [bm, bn, bk, bd, w, bf16] : std::vector<std::array<unsigned, 6>>{
+           {16, 8, 16, 16, 1, 0}, {32, 8, 32, 64, 1, 1}, {64, 16, 16, 64, 4, 0}})
+    out.push_back({"dot_chain",
+                   {{"T", bf16 ? "bf16" : "f16"},
+                    {"BM", std::to_string(bm)},
+                    {"BN", std::to_string(bn)},
+                    {"BK", std::to_string(bk)},
+                    {"BD", std::to_string(bd)}},
+                   w});
   // 64-bit values changing layout: by shuffles within one warp (B 32), with
   // selects (B 64), within each of 4 warps (B 32), through shared memory (B 128).
   for (auto [b, w] : std::vector<std::array<unsigned, 2>>{{32, 1}, {64, 1}, {32, 4}, {128, 2}})
@@ -374,6 +435,8 @@ std::vector<std::pair<int64_t, int64_t>> tile::layouts::layoutShapes(const Layou
     return {{1, 1}, {1, 256}, {3, 171}, {16, 256}};
   if (v.kernel == "matmul") // N x N times N x (N + 7): K = N
     return {{1, 1}, {40, 33}, {128, 128}, {200, 72}};
+  if (v.kernel == "dot_chain") // M problems
+    return {{1, 1}, {3, 1}, {64, 1}};
   if (v.kernel == "wide_rows") // M rows
     return {{1, 8}, {37, 8}, {256, 8}, {1000, 8}};
   return {{1, 1}, {50, 70}, {128, 96}, {33, 200}};
@@ -388,6 +451,7 @@ std::string tile::layouts::runLayoutCase(const LayoutVariant &variant,
                     : variant.kernel == "transpose_stats" || variant.kernel == "matmul" ? 6
                     : variant.kernel == "lookups"                                       ? 5
                     : variant.kernel == "wide_rows"                                     ? 3
+                    : variant.kernel == "dot_chain"                                     ? 4
                                                                                         : 4;
   if (params.size() != expected)
     return variant.kernel + ": the build has " + std::to_string(params.size()) +
@@ -404,5 +468,7 @@ std::string tile::layouts::runLayoutCase(const LayoutVariant &variant,
     return fp8Codes(variant, launch, M, N, rng);
   if (variant.kernel == "wide_rows")
     return wideRows(variant, launch, M, rng);
+  if (variant.kernel == "dot_chain")
+    return dotChain(variant, launch, M, rng);
   return transposeStats(variant, launch, M, N, rng);
 }

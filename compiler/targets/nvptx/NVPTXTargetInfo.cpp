@@ -70,6 +70,15 @@ public:
     return NVVM::ShflOp::create(b, loc, v.getType(), all, v, lane, clamp, NVVM::ShflKind::idx,
                                 UnitAttr());
   }
+  bool canTranspose8x8() const override { return true; }
+  // movmatrix (sm_75+) as inline PTX: LLVM 22's NVVM dialect has no op for it.
+  Value transpose8x8(OpBuilder &b, Location loc, Value word) const override {
+    return LLVM::InlineAsmOp::create(b, loc, word.getType(), word,
+                                     b.getStringAttr("movmatrix.sync.aligned.m8n8.trans.b16 $0, $1;"),
+                                     b.getStringAttr("=r,r"), UnitAttr(), UnitAttr(),
+                                     LLVM::TailCallKindAttr(), LLVM::AsmDialectAttr(), ArrayAttr())
+        .getResult(0);
+  }
   void barrier(OpBuilder &b, Location loc) const override { NVVM::Barrier0Op::create(b, loc); }
   // dot on sm_90a: wgmma where it fits (NVPTXMatrix.h), else, and on the
   // other chips, mma.sync: m16n8k16 for f16/bf16 and m16n8k32 for fp8 (sm_89+),

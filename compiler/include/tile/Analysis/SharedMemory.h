@@ -43,6 +43,24 @@ struct ShufflePlan {
 /// source registers a result register across lanes (eight within a thread).
 std::optional<ShufflePlan> planShuffles(DistributedLayoutAttr from, DistributedLayoutAttr to);
 
+/// How convert_layout moves a tile of 16-bit elements by 8x8 transposes
+/// within each warp (GPUTargetInfo::transpose8x8), where the source's lanes
+/// hold index bits [a1, a2, b0, b1, b2] and a register bit holds a0, the
+/// result's lanes [b1, b2, a0, a1, a2] and a register bit b0, and both give
+/// every other index bit to the same warp bits and to register bits: each
+/// pair of source registers differing in a0 (`fromBit`, a register bit
+/// position) is one transpose, which gives the pair of result registers
+/// differing in b0 (`toBit`). `source[r]` is, for result register r with
+/// bit toBit clear, the source register with bit fromBit clear.
+struct TransposePlan {
+  int64_t fromBit = 0, toBit = 0;
+  SmallVector<int64_t> source;
+};
+
+/// The plan for converting `from` to `to` by 8x8 transposes (32-lane
+/// warps), or none when the layouts are not so related.
+std::optional<TransposePlan> planTransposes(DistributedLayoutAttr from, DistributedLayoutAttr to);
+
 /// Bytes one element of `type` takes in shared memory (pointers: 8, i1 and
 /// fp8: 1).
 int64_t sharedElementBytes(Type type);

@@ -55,6 +55,14 @@ public:
   virtual Value shuffleXor(OpBuilder &b, Location loc, Value v, int mask) const = 0;
   /// The value of `v` (i32) in lane `lane` (i32, below the warp size) of the warp.
   virtual Value shuffleIndex(OpBuilder &b, Location loc, Value v, Value lane) const = 0;
+  /// Whether transpose8x8 exists on the target.
+  virtual bool canTranspose8x8() const { return false; }
+  /// The 8x8 matrix of 16-bit elements of which lane 4 r + c holds row r,
+  /// columns 2 c and 2 c + 1 (the lower in the low half) in `word` (i32),
+  /// transposed: the same lane's word of the transpose (NVIDIA: movmatrix).
+  virtual Value transpose8x8(OpBuilder &b, Location loc, Value word) const {
+    llvm_unreachable("the target has no 8x8 transpose (canTranspose8x8)");
+  }
   /// Synchronises the threads of a workgroup (and orders shared memory).
   virtual void barrier(OpBuilder &b, Location loc) const = 0;
   /// Layouts for dot(a: [m, k], b: [k, n]) of `elem` over `numWarps` warps;
