@@ -49,6 +49,9 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
 using namespace mlir::tileir;
@@ -89,6 +92,81 @@ bool onlyArithmeticUsers(Value result) {
   return true;
 }
 
+/// Element `i` of `v` (0 for a scalar) where it is a compile-time integer:
+/// the layout code's shift amounts are extracts and from_elements of
+/// constant arithmetic that the canonicalizer has not folded yet.
+std::optional<int64_t> constantElement(Value v, int64_t i, int depth = 8) {
+  Operation *def = v.getDefiningOp();
+  if (!def || depth == 0)
+    return std::nullopt;
+  if (auto from = dyn_cast<vector::FromElementsOp>(def))
+    return constantElement(from.getElements()[i], 0, depth - 1);
+  if (auto extract = dyn_cast<vector::ExtractOp>(def)) {
+    auto position = extract.getStaticPosition();
+    if (position.size() != 1 || position[0] == ShapedType::kDynamic)
+      return std::nullopt;
+    return constantElement(extract.getSource(), position[0], depth - 1);
+  }
+  if (auto broadcast = dyn_cast<vector::BroadcastOp>(def))
+    return broadcast.getSourceType().isIntOrIndex()
+               ? constantElement(broadcast.getSource(), 0, depth - 1)
+               : std::nullopt;
+  APInt scalar;
+  if (matchPattern(v, m_ConstantInt(&scalar)))
+    return scalar.getSExtValue();
+  DenseIntElementsAttr attr;
+  if (matchPattern(v, m_Constant(&attr)))
+    return attr.isSplat() ? attr.getSplatValue<APInt>().getSExtValue()
+                          : (*(attr.value_begin<APInt>() + i)).getSExtValue();
+  if (def->getNumOperands() != 2 || !isa<arith::AddIOp, arith::MulIOp, arith::ShLIOp>(def))
+    return std::nullopt;
+  auto l = constantElement(def->getOperand(0), i, depth - 1);
+  auto r = constantElement(def->getOperand(1), i, depth - 1);
+  if (!l || !r)
+    return std::nullopt;
+  if (isa<arith::AddIOp>(def))
+    return *l + *r;
+  if (isa<arith::MulIOp>(def))
+    return *l * *r;
+  return *r >= 0 && *r < 32 ? std::optional<int64_t>(*l << *r) : std::nullopt;
+}
+
+/// Elements i and i + 1 of `bytes` (i8) as one i16 where they are bytes s / 8
+/// and s / 8 + 1 of one i32, as the layout code makes them: trunci of
+/// ((from_elements(..., x, x, ...) >> [.., s, s + 8, ..]) & [.., 255, 255, ..]);
+/// the i16 is then x >> s, and no byte is taken apart and put back together.
+std::optional<Value> bytePair(OpBuilder &b, Location loc, Value bytes, int64_t i) {
+  auto trunc = bytes.getDefiningOp<arith::TruncIOp>();
+  if (!trunc || !getElementTypeOrSelf(trunc.getIn().getType()).isInteger(32))
+    return std::nullopt;
+  Value v = trunc.getIn();
+  if (auto mask = v.getDefiningOp<arith::AndIOp>()) {
+    auto m0 = constantElement(mask.getRhs(), i), m1 = constantElement(mask.getRhs(), i + 1);
+    if (!m0 || !m1 || (*m0 & 255) != 255 || (*m1 & 255) != 255)
+      return std::nullopt;
+    v = mask.getLhs();
+  }
+  Value words, amounts;
+  if (auto shift = v.getDefiningOp<arith::ShRSIOp>())
+    words = shift.getLhs(), amounts = shift.getRhs();
+  else if (auto shift = v.getDefiningOp<arith::ShRUIOp>())
+    words = shift.getLhs(), amounts = shift.getRhs();
+  else
+    return std::nullopt;
+  auto s0 = constantElement(amounts, i), s1 = constantElement(amounts, i + 1);
+  auto from = words.getDefiningOp<vector::FromElementsOp>();
+  if (!from || !s0 || !s1 || *s1 != *s0 + 8 || *s0 % 8 || *s0 < 0 || *s0 > 16 ||
+      from.getElements()[i] != from.getElements()[i + 1])
+    return std::nullopt;
+  Value x = from.getElements()[i];
+  Value amount = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(int32_t(*s0)));
+  Value half = arith::TruncIOp::create(b, loc, b.getI16Type(),
+                                       arith::ShRUIOp::create(b, loc, x, amount));
+  Value one = vector::FromElementsOp::create(b, loc, VectorType::get({1}, b.getI16Type()),
+                                             ValueRange{half});
+  return vector::BitCastOp::create(b, loc, VectorType::get({2}, b.getI8Type()), one).getResult();
+}
+
 /// `src` (f8E4M3FN or f8E5M2: a scalar or a 1-D vector) as f16, converted
 /// pairwise: elements 2i and 2i + 1 are the lower and upper byte of one cvt.
 Value convertToF16(OpBuilder &b, Location loc, Value src, Type f8) {
@@ -108,13 +186,19 @@ Value convertToF16(OpBuilder &b, Location loc, Value src, Type f8) {
   }
   int64_t n = vec.getNumElements();
   Value bits = arith::BitcastOp::create(b, loc, VectorType::get({n}, i8), src);
+  auto integer = src.getDefiningOp<arith::BitcastOp>();
   auto resultType = VectorType::get({n}, f16);
   Value result = arith::ConstantOp::create(
       b, loc, DenseElementsAttr::get(resultType, b.getFloatAttr(f16, 0.0)));
   for (int64_t i = 0; i + 1 < n; i += 2) {
-    Value pair = vector::ExtractStridedSliceOp::create(b, loc, bits, ArrayRef<int64_t>{i},
-                                                       ArrayRef<int64_t>{2},
-                                                       ArrayRef<int64_t>{1});
+    std::optional<Value> joined;
+    if (integer)
+      joined = bytePair(b, loc, integer.getIn(), i);
+    Value pair = joined ? *joined
+                        : vector::ExtractStridedSliceOp::create(b, loc, bits, ArrayRef<int64_t>{i},
+                                                                ArrayRef<int64_t>{2},
+                                                                ArrayRef<int64_t>{1})
+                              .getResult();
     result = vector::InsertStridedSliceOp::create(b, loc, cvt(pair), result,
                                                   ArrayRef<int64_t>{i}, ArrayRef<int64_t>{1});
   }
@@ -161,15 +245,27 @@ struct NVPTXExtendFP8 : PassWrapper<NVPTXExtendFP8, OperationPass<ModuleOp>> {
     registry.insert<arith::ArithDialect, NVVM::NVVMDialect, vector::VectorDialect>();
   }
   void runOnOperation() override {
-    SmallVector<arith::ExtFOp> work;
-    getOperation()->walk([&](arith::ExtFOp op) {
-      Type src = op.getIn().getType();
-      auto vec = dyn_cast<VectorType>(src);
-      if (isa<Float8E4M3FNType, Float8E5M2Type>(getElementTypeOrSelf(src)) &&
-          (!vec || (vec.getRank() == 1 && !vec.isScalable())))
-        work.push_back(op);
-    });
-    for (arith::ExtFOp op : work)
+    auto collect = [&] {
+      SmallVector<arith::ExtFOp> work;
+      getOperation()->walk([&](arith::ExtFOp op) {
+        Type src = op.getIn().getType();
+        auto vec = dyn_cast<VectorType>(src);
+        if (isa<Float8E4M3FNType, Float8E5M2Type>(getElementTypeOrSelf(src)) &&
+            (!vec || (vec.getRank() == 1 && !vec.isScalable())))
+          work.push_back(op);
+      });
+      return work;
+    };
+    if (collect().empty())
+      return;
+    // Folded first, so that bytePair sees the layout code's shift amounts as
+    // constants (only where there are conversions: the others keep their
+    // compile time).
+    OpPassManager fold(ModuleOp::getOperationName());
+    fold.addPass(createCanonicalizerPass());
+    if (failed(runPipeline(fold, getOperation())))
+      return signalPassFailure();
+    for (arith::ExtFOp op : collect())
       rewrite(op);
   }
 };
