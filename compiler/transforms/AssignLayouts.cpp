@@ -3,7 +3,8 @@
 // Tiles start blocked (TileLayout.h); a reduction's result keeps its source's
 // threads (the source layout with the reduced dimension dropped), and a
 // broadcast asks for its source in the layout whose broadcast is a register
-// copy. Where a value's layout is not what its user needs, cheap values
+// copy (computed data broadcast along one short dimension keeps its own
+// threads, the copies in registers). Where a value's layout is not what its user needs, cheap values
 // (ranges, splats, constants and integer arithmetic on them but divisions)
 // are recomputed in the needed layout, and so are values computed from them
 // and from short-run loads, table gathers and reductions along a short
@@ -99,7 +100,8 @@ Use operandUse(Operation *op, Value operand) {
 
 /// Elements of a reduced dimension up to which a reduction is redone in its
 /// user's layout, the dimension in each thread's registers (two tokens'
-/// codes joined into one operand register, say), rather than converted.
+/// codes joined into one operand register, say), rather than converted; and
+/// of a broadcast dimension up to which computed data keeps its threads.
 constexpr int64_t kMaxInThreadReduction = 4;
 
 /// A reduction of a tile to a tile along a dimension short enough to redo
@@ -173,11 +175,33 @@ private:
   /// them in (visitFor).
   bool isMovable(Value v, int depth) {
     Operation *def = v.getDefiningOp();
-    if (!def || isa<BroadcastOp, ExpandDimsOp, ReshapeOp>(def) || canRecompute(v, 0))
+    if (!def || canRecompute(v, 0))
       return true;
+    // A broadcast that keeps its source's threads, and an expand_dims or
+    // reshape (the same registers), move as their source does.
+    if (auto broadcast = dyn_cast<BroadcastOp>(def))
+      return !keptBroadcastDim(broadcast) || (depth < 4 && isMovable(broadcast.getSrc(), depth + 1));
+    if (isa<ExpandDimsOp, ReshapeOp>(def))
+      return depth < 4 && isMovable(def->getOperand(0), depth + 1);
     return isElementwise(def) && depth < 4 && llvm::all_of(def->getOperands(), [&](Value operand) {
              return !isTile(operand) || isMovable(operand, depth + 1);
            });
+  }
+
+  /// The dimension along which `op` broadcasts computed data that keeps its
+  /// threads (one dimension, at most kMaxInThreadReduction long: the copies
+  /// go to registers); none for other broadcasts, which are blocked.
+  std::optional<int64_t> keptBroadcastDim(BroadcastOp op) {
+    auto srcShape = op.getSrc().getType().getShape();
+    auto resShape = cast<RankedTensorType>(op.getType()).getShape();
+    SmallVector<int64_t> dims;
+    for (auto [d, s, r] : llvm::enumerate(srcShape, resShape))
+      if (s != r)
+        dims.push_back(int64_t(d));
+    if (dims.size() != 1 || resShape[dims.front()] > kMaxInThreadReduction ||
+        canRecompute(op.getSrc(), 0))
+      return std::nullopt;
+    return dims.front();
   }
 
   /// Whether `v`, directly or through elementwise ops, becomes an
@@ -415,7 +439,13 @@ LogicalResult Assigner::visit(Operation *op) {
   if (auto expand = dyn_cast<ExpandDimsOp>(op))
     return assign(op, expand.getResult(), getLayout(expand.getSrc().getType()));
   if (auto broadcast = dyn_cast<BroadcastOp>(op)) {
+    // Computed data broadcast along one short dimension keeps its threads,
+    // the copies in each one's registers (a reduction's result put back
+    // beside its source: no conversion either way); the rest is blocked.
     auto layout = blocked(broadcast.getType());
+    if (std::optional<int64_t> dim = keptBroadcastDim(broadcast))
+      layout = insertDimension(getLayout(broadcast.getSrc().getType()),
+                               cast<RankedTensorType>(broadcast.getType()).getShape(), *dim);
     broadcast.getSrcMutable().assign(
         convertTo(broadcast.getSrc(), sourceLayoutFor(broadcast, layout)));
     return assign(op, broadcast.getResult(), layout);
