@@ -107,7 +107,7 @@ $tilec compile kernels/mqa_logits/fp8_mqa_logits.tile --target=$target -D BLOCK_
 $tilec compile kernels/turboquant/turboquant_decode.tile --kernel turboquant_decode_stage1 \
   --target=$target -o $out/sass/turboquant_decode_stage1.k4v4.cubin
 $tilec compile kernels/turboquant/turboquant_decode.tile --kernel turboquant_decode_stage1 \
-  -D MMA=2 -D BLOCK_T=32 --num-warps=1 --assume kv_cache=16 --target=$target \
+  -D MMA=2 -D BLOCK_T=16 --num-warps=1 --assume kv_cache=16 --target=$target \
   -o $out/sass/turboquant_decode_stage1.k4v4.mma.tok.cubin
 cp build/tests/gpu/norm-gpu build/tests/gpu/layout-gpu build/tests/gpu/mqa-gpu \
   build/bench/launch-overhead "$out/"

@@ -14,8 +14,8 @@
 // hand-made register pipeline (`.mma`: -D MMA=1 -D BLOCK_T=32, which keeps
 // ptxas from spilling) and on the matrix units with tokens as M, one warp a
 // program and the codes loaded straight into the operand registers
-// (`.mma.tok`: -D MMA=2 --num-warps=1, BLOCK_T = 32 for MSE keys and 16 for
-// fp8 keys, which are also held to 168 registers; 4x the programs per SM).
+// (`.mma.tok`: -D MMA=2 --num-warps=1 -D BLOCK_T=16, 3-bit keys held to 144
+// registers and fp8 keys to 168; 4x the programs per SM).
 //
 // It checks at tier C (TqCheck) small ragged problems of every preset with
 // HEADS = group and 1, D = 64 and 256, and the round trip; then, for the
@@ -75,12 +75,14 @@ const char *formulationSuffix(int mma) {
   return mma == 0 ? "" : mma == 1 ? ".mma" : ".mma.tok";
 }
 std::string formulationArgs(int mma, int kbits) {
-  // BLOCK_T: the faster of 16 and 32 on the H200 (bench/RESULTS.md runs 23, 25); fp8 keys
-  // capped at 168 registers, 12 programs an SM (0.95x the time of the driver's choice,
-  // run 57; MSE keys spill and slow down there).
+  // BLOCK_T 16 and the register caps: the fastest on the H200 (bench/RESULTS.md runs 57, 61,
+  // 62): fp8 keys at 168 registers (12 programs an SM; 128 was slower), 3-bit keys at 144
+  // (14; 0.87-0.94x the time of BLOCK_T 32 at 242), 4-bit keys as ptxas chooses (164: 12;
+  // 0.95-0.97x BLOCK_T 32; 144 was slower).
   if (mma == 2)
-    return kbits == 8 ? " -D MMA=2 --num-warps=1 -D BLOCK_T=16 --max-registers=168"
-                      : " -D MMA=2 --num-warps=1 -D BLOCK_T=32";
+    return kbits == 8   ? " -D MMA=2 --num-warps=1 -D BLOCK_T=16 --max-registers=168"
+           : kbits == 3 ? " -D MMA=2 --num-warps=1 -D BLOCK_T=16 --max-registers=144"
+                        : " -D MMA=2 --num-warps=1 -D BLOCK_T=16";
   return mma == 0 ? "" : " -D MMA=1 -D BLOCK_T=32";
 }
 /// Warps a program of each formulation runs: with --programs-per-sm N the
