@@ -33,9 +33,12 @@ scripts/gpu-artifacts.sh; bench/README.md has the exact device command), in this
    tier A, with its f32-sum term; the worst element and the failing elements' causes go to
    suite.json and check.log); fused_add_rms_norm, which its timing applies in place to the shared
    inputs, runs last at each shape;
-   then runs the anchors' mqa, paged_mqa and tq parts (the Triton kernels tilec's MQA and
-   TurboQuant timings are compared with, --anchor-parts) before the norms' extra shapes, so that
-   the time budget, when it runs out, skips extra norm shapes rather than a goal's yardstick;
+   then runs the anchors' TurboQuant kernel at the goal's shapes (tq_goal: the anchor's own
+   run_tq_preset at B 8, 32, 128 x seq_len 8192, 32768, for k4v4, k3v4 and k8v4) and its mqa,
+   paged_mqa and tq parts (the Triton kernels tilec's MQA and TurboQuant timings are compared
+   with, --anchor-parts) before the norms' extra shapes, so that the time budget, when it runs
+   out, skips extra norm shapes rather than a goal's yardstick, and the full tq sweep (small
+   shapes first) last;
 5. writes DIR/suite.json (every number), DIR/suite.md (the tables), DIR/check.log and
    DIR/launch.log, and prints the tables last, with pass/short for each goal.
 
@@ -81,7 +84,7 @@ NOT_BUILT = []  # (kernel, what): goals of kernels that do not exist yet
 GOAL_MQA_FP8_FRACTION = 0.50
 GOAL_TQ_COPY_FRACTION = 0.70
 GOAL_TQ_MIN_TOKENS = 32 * 8192  # the TurboQuant goal holds at B x seq_len >= 32 x 8192
-DEFAULT_ANCHOR_PARTS = "mqa,paged_mqa,tq"
+DEFAULT_ANCHOR_PARTS = "tq_goal,mqa,paged_mqa,tq"
 
 T0 = time.time()
 
@@ -755,13 +758,18 @@ def evaluate_goals(rep):
     return goals
 
 
+ANCHOR_PARTS = ("tq_goal", "mqa", "paged_mqa", "tq")
+# The TurboQuant goal's shapes (and 8 x 8192 beside them) the tq_goal part times the anchor at.
+TQ_GOAL_PRESETS, TQ_GOAL_BS, TQ_GOAL_SEQS = ("k4v4", "k3v4", "k8v4"), [8, 32, 128], [8192, 32768]
+
+
 def anchor_part_list(text):
-    """The anchor parts --anchor-parts names, in the anchors' order (mqa, paged_mqa, tq)."""
+    """The anchor parts --anchor-parts names, in the order they run (ANCHOR_PARTS)."""
     names = [p.strip() for p in (text or "").split(",") if p.strip() and p.strip() != "none"]
-    bad = [p for p in names if p not in ("mqa", "paged_mqa", "tq")]
+    bad = [p for p in names if p not in ANCHOR_PARTS]
     if bad:
-        raise ValueError(f"--anchor-parts: unknown part(s) {', '.join(bad)} (mqa, paged_mqa, tq)")
-    return [p for p in ("mqa", "paged_mqa", "tq") if p in names]
+        raise ValueError(f"--anchor-parts: unknown part(s) {', '.join(bad)} ({', '.join(ANCHOR_PARTS)})")
+    return [p for p in ANCHOR_PARTS if p in names]
 
 
 def fmt(v, nd=1):
@@ -1614,10 +1622,23 @@ class Suite:
                 continue
             try:
                 ta.BUDGET = self.deadline - ta.T_START
-                {"mqa": ta.part_mqa, "paged_mqa": ta.part_paged_mqa, "tq": ta.part_tq}[part]()
+                {"tq_goal": self.tq_goal_anchor, "mqa": ta.part_mqa, "paged_mqa": ta.part_paged_mqa,
+                 "tq": ta.part_tq}[part]()
             except Exception as e:
                 self.error(f"anchors {part}", e)
         self.rep["anchor_rows"] = [r for r in ta.REPORT["rows"] if r["part"] in ("mqa", "paged_mqa", "tq")]
+
+    def tq_goal_anchor(self):
+        """The anchor's TurboQuant kernel at the goal's shapes first (its own run_tq_preset, seeded
+        as its tq part is), so that a short budget still compares every goal shape."""
+        ta = self.ta
+        gen = ta.torch.Generator(device=ta.DEV)
+        gen.manual_seed(ta.SEED + 4)
+        for p in TQ_GOAL_PRESETS:
+            if time.time() > self.deadline:
+                self.rep["skipped"].append(f"anchors tq_goal {p} (time budget)")
+                continue
+            ta.run_tq_preset(p, gen, TQ_GOAL_BS, TQ_GOAL_SEQS)
 
     # ---- all of it ---------------------------------------------------------------------------
     def main(self):
@@ -1862,8 +1883,10 @@ def self_test():
     only_bad = dict(ok, checks={"tq_gpu": dict(tq, rows=[tq["rows"][2], tq["rows"][3]])})
     assert tq_goals(only_bad)[0]["status"] == "short" and "1 shapes failed tier C" in tq_goals(only_bad)[0]["measured"]
     assert tq_goals(small)[0]["status"] == "not measured"
-    assert anchor_part_list(DEFAULT_ANCHOR_PARTS) == ["mqa", "paged_mqa", "tq"]
+    assert anchor_part_list(DEFAULT_ANCHOR_PARTS) == ["tq_goal", "mqa", "paged_mqa", "tq"]
     assert anchor_part_list("tq,mqa") == ["mqa", "tq"] and anchor_part_list("none") == [] == anchor_part_list("")
+    assert anchor_part_list("tq,tq_goal") == ["tq_goal", "tq"]
+    assert all(b * s >= GOAL_TQ_MIN_TOKENS or (b, s) == (8, 8192) for b in TQ_GOAL_BS for s in TQ_GOAL_SEQS)
     try:
         anchor_part_list("mqa,tqq")
         raise AssertionError("an unknown anchor part was accepted")
