@@ -4,14 +4,15 @@
 // threads (the source layout with the reduced dimension dropped), and a
 // broadcast asks for its source in the layout whose broadcast is a register
 // copy (computed data broadcast along one short dimension keeps its own
-// threads, the copies in registers). Where a value's layout is not what its user needs, cheap values
-// (ranges, splats, constants and integer arithmetic on them but divisions)
-// are recomputed in the needed layout, and so are values computed from them
-// and from short-run loads, table gathers and reductions along a short
-// dimension (the loads re-issued in the new layout, the reduction done in
-// each thread's registers); in addresses and shift amounts, index-table loads and divisions
-// are converted, the arithmetic on them redone (in shift amounts a loop's
-// carried values too); anything else goes through tile.convert_layout.
+// threads, the copies in registers). Where a value's layout is not what its
+// user needs, cheap values (ranges, splats, constants and integer arithmetic
+// on them but divisions) are recomputed in the needed layout, and so are
+// values computed from them and from short-run loads, table gathers and
+// reductions along a short dimension (the loads re-issued in the new layout,
+// the reduction done in each thread's registers); in addresses and shift
+// amounts, index-table loads and divisions are converted, the arithmetic on
+// them redone (in shift amounts a loop's carried values too); anything else
+// goes through tile.convert_layout.
 //
 //===----------------------------------------------------------------------===//
 #include "tile/Analysis/AxisInfo.h"
@@ -180,7 +181,8 @@ private:
     // A broadcast that keeps its source's threads, and an expand_dims or
     // reshape (the same registers), move as their source does.
     if (auto broadcast = dyn_cast<BroadcastOp>(def))
-      return !keptBroadcastDim(broadcast) || (depth < 4 && isMovable(broadcast.getSrc(), depth + 1));
+      return !keptBroadcastDim(broadcast) ||
+             (depth < 4 && isMovable(broadcast.getSrc(), depth + 1));
     if (isa<ExpandDimsOp, ReshapeOp>(def))
       return depth < 4 && isMovable(def->getOperand(0), depth + 1);
     return isElementwise(def) && depth < 4 && llvm::all_of(def->getOperands(), [&](Value operand) {

@@ -73,8 +73,8 @@ public:
   bool canTranspose8x8() const override { return true; }
   // movmatrix (sm_75+) as inline PTX: LLVM 22's NVVM dialect has no op for it.
   Value transpose8x8(OpBuilder &b, Location loc, Value word) const override {
-    return LLVM::InlineAsmOp::create(b, loc, word.getType(), word,
-                                     b.getStringAttr("movmatrix.sync.aligned.m8n8.trans.b16 $0, $1;"),
+    StringRef text = "movmatrix.sync.aligned.m8n8.trans.b16 $0, $1;";
+    return LLVM::InlineAsmOp::create(b, loc, word.getType(), word, b.getStringAttr(text),
                                      b.getStringAttr("=r,r"), UnitAttr(), UnitAttr(),
                                      LLVM::TailCallKindAttr(), LLVM::AsmDialectAttr(), ArrayAttr())
         .getResult(0);
