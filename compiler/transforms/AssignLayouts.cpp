@@ -194,13 +194,9 @@ private:
   /// threads (one dimension, at most kMaxInThreadReduction long: the copies
   /// go to registers); none for other broadcasts, which are blocked.
   std::optional<int64_t> keptBroadcastDim(BroadcastOp op) {
-    auto srcShape = op.getSrc().getType().getShape();
-    auto resShape = cast<RankedTensorType>(op.getType()).getShape();
-    SmallVector<int64_t> dims;
-    for (auto [d, s, r] : llvm::enumerate(srcShape, resShape))
-      if (s != r)
-        dims.push_back(int64_t(d));
-    if (dims.size() != 1 || resShape[dims.front()] > kMaxInThreadReduction ||
+    SmallVector<int64_t> dims = broadcastDims(op);
+    if (dims.size() != 1 ||
+        cast<RankedTensorType>(op.getType()).getDimSize(dims.front()) > kMaxInThreadReduction ||
         canRecompute(op.getSrc(), 0))
       return std::nullopt;
     return dims.front();
@@ -335,16 +331,21 @@ private:
     return best;
   }
 
+  /// The dimensions `op` broadcasts along (the source's of size 1 that grow).
+  static SmallVector<int64_t> broadcastDims(BroadcastOp op) {
+    auto resShape = cast<RankedTensorType>(op.getType()).getShape();
+    SmallVector<int64_t> dims;
+    for (auto [d, s, r] : llvm::enumerate(op.getSrc().getType().getShape(), resShape))
+      if (s != r)
+        dims.push_back(int64_t(d));
+    return dims;
+  }
+
   /// The layout a broadcast's source needs for the broadcast to be a copy
   /// between registers of the same thread.
   DistributedLayoutAttr sourceLayoutFor(BroadcastOp op, DistributedLayoutAttr result) {
-    auto srcShape = op.getSrc().getType().getShape();
-    auto resShape = cast<RankedTensorType>(op.getType()).getShape();
-    SmallVector<int64_t> dims;
-    for (auto [d, s, r] : llvm::enumerate(srcShape, resShape))
-      if (s != r)
-        dims.push_back(d);
-    return dropDimensions(result, resShape, dims);
+    return dropDimensions(result, cast<RankedTensorType>(op.getType()).getShape(),
+                          broadcastDims(op));
   }
 
   /// Converts the tile operands of `op` other than its pointers to `layout`.

@@ -77,13 +77,11 @@ const char *formulationSuffix(int mma) {
 std::string formulationArgs(int mma, int kbits) {
   // BLOCK_T 16 and the register caps: the fastest on the H200 (bench/RESULTS.md runs 57, 61,
   // 62): fp8 keys at most 168 registers (128 was slower; with 32-bit loads, run 64, they take
-  // 142: 14 programs an SM), 3-bit keys at 144
-  // (14; 0.87-0.94x the time of BLOCK_T 32 at 242), 4-bit keys as ptxas chooses (164: 12;
-  // 0.95-0.97x BLOCK_T 32; 144 was slower).
+  // 142: 14 programs an SM), 3-bit keys at 144 (14; 0.87-0.94x the time of BLOCK_T 32 at 242),
+  // 4-bit keys as ptxas chooses (164: 12; 0.95-0.97x BLOCK_T 32; 144 was slower).
   if (mma == 2)
-    return kbits == 8   ? " -D MMA=2 --num-warps=1 -D BLOCK_T=16 --max-registers=168"
-           : kbits == 3 ? " -D MMA=2 --num-warps=1 -D BLOCK_T=16 --max-registers=144"
-                        : " -D MMA=2 --num-warps=1 -D BLOCK_T=16";
+    return std::string(" -D MMA=2 --num-warps=1 -D BLOCK_T=16") +
+           (kbits == 8 ? " --max-registers=168" : kbits == 3 ? " --max-registers=144" : "");
   return mma == 0 ? "" : " -D MMA=1 -D BLOCK_T=32";
 }
 /// Warps a program of each formulation runs: with --programs-per-sm N the

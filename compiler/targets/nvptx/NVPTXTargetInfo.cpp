@@ -73,11 +73,8 @@ public:
   bool canTranspose8x8() const override { return true; }
   // movmatrix (sm_75+) as inline PTX: LLVM 22's NVVM dialect has no op for it.
   Value transpose8x8(OpBuilder &b, Location loc, Value word) const override {
-    StringRef text = "movmatrix.sync.aligned.m8n8.trans.b16 $0, $1;";
-    return LLVM::InlineAsmOp::create(b, loc, word.getType(), word, b.getStringAttr(text),
-                                     b.getStringAttr("=r,r"), UnitAttr(), UnitAttr(),
-                                     LLVM::TailCallKindAttr(), LLVM::AsmDialectAttr(), ArrayAttr())
-        .getResult(0);
+    return pureAsm(b, loc, word.getType(), word, "movmatrix.sync.aligned.m8n8.trans.b16 $0, $1;",
+                   "=r,r");
   }
   void barrier(OpBuilder &b, Location loc) const override { NVVM::Barrier0Op::create(b, loc); }
   // dot on sm_90a: wgmma where it fits (NVPTXMatrix.h), else, and on the
@@ -247,10 +244,15 @@ private:
     SmallVector<Value> operands(a);
     llvm::append_range(operands, bRegs);
     llvm::append_range(operands, c);
+    return pureAsm(b, loc, resultType, operands, text, "=f,=f,=f,=f,r,r,r,r,r,r,f,f,f,f");
+  }
+
+  /// Inline PTX without side effects (its result is all it does).
+  static Value pureAsm(OpBuilder &b, Location loc, Type resultType, ValueRange operands,
+                       StringRef text, StringRef constraints) {
     return LLVM::InlineAsmOp::create(b, loc, resultType, operands, b.getStringAttr(text),
-                                     b.getStringAttr("=f,=f,=f,=f,r,r,r,r,r,r,f,f,f,f"),
-                                     UnitAttr(), UnitAttr(), LLVM::TailCallKindAttr(),
-                                     LLVM::AsmDialectAttr(), ArrayAttr())
+                                     b.getStringAttr(constraints), UnitAttr(), UnitAttr(),
+                                     LLVM::TailCallKindAttr(), LLVM::AsmDialectAttr(), ArrayAttr())
         .getResult(0);
   }
 
