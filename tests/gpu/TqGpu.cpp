@@ -18,7 +18,8 @@
 // registers and fp8 keys to 168; 4x the programs per SM).
 //
 // It checks at tier C (TqCheck) small ragged problems of every preset with
-// HEADS = group and 1, D = 64 and 256, and the round trip; then, for the
+// HEADS = group and 1, D = 64 and 256, an odd Hkv (slots of one kv head at
+// alternating 4- and 2-byte alignment), and the round trip; then, for the
 // presets k4v4, k3v4 and k8v4, the spec's benchmark shapes (D = 128, Hq = 32, Hkv = 8, block_size =
 // 16, B in {1, 8, 32, 128}, seq_len in {1024, 8192, 32768}, every sequence
 // of a batch that long) on a cache of 128 x 2048 pages, checked on sampled
@@ -131,6 +132,10 @@ std::vector<TqCase> checkCases() {
       c.headsPerProgram = heads, c.seqLens = {1, 10, 37, 300, 1000}, c.numSplits = 8;
       cases.push_back(c);
     }
+  TqCase odd = presetCase(4, 4);
+  odd.hq = 6, odd.hkv = 3, odd.headsPerProgram = 2, odd.seqLens = {9, 40, 301};
+  odd.numSplits = 3;
+  cases.push_back(odd);
   TqCase d64 = presetCase(3, 4);
   d64.d = 64, d64.hq = 8, d64.hkv = 1, d64.headsPerProgram = 8, d64.seqLens = {5, 64, 130};
   d64.numSplits = 4, d64.dtype = Dtype::F16, d64.randomOrthogonalR = true;
