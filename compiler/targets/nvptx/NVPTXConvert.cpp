@@ -92,25 +92,9 @@ bool onlyArithmeticUsers(Value result) {
   return true;
 }
 
-/// Element `i` of `v` (0 for a scalar) where it is a compile-time integer:
-/// the layout code's shift amounts are extracts and from_elements of
-/// constant arithmetic that the canonicalizer has not folded yet.
-std::optional<int64_t> constantElement(Value v, int64_t i, int depth = 8) {
-  Operation *def = v.getDefiningOp();
-  if (!def || depth == 0)
-    return std::nullopt;
-  if (auto from = dyn_cast<vector::FromElementsOp>(def))
-    return constantElement(from.getElements()[i], 0, depth - 1);
-  if (auto extract = dyn_cast<vector::ExtractOp>(def)) {
-    auto position = extract.getStaticPosition();
-    if (position.size() != 1 || position[0] == ShapedType::kDynamic)
-      return std::nullopt;
-    return constantElement(extract.getSource(), position[0], depth - 1);
-  }
-  if (auto broadcast = dyn_cast<vector::BroadcastOp>(def))
-    return broadcast.getSourceType().isIntOrIndex()
-               ? constantElement(broadcast.getSource(), 0, depth - 1)
-               : std::nullopt;
+/// Element `i` of `v` (0 for a scalar) where it is a compile-time integer
+/// (the module is canonicalized first, so constants are folded).
+std::optional<int64_t> constantElement(Value v, int64_t i) {
   APInt scalar;
   if (matchPattern(v, m_ConstantInt(&scalar)))
     return scalar.getSExtValue();
@@ -118,17 +102,7 @@ std::optional<int64_t> constantElement(Value v, int64_t i, int depth = 8) {
   if (matchPattern(v, m_Constant(&attr)))
     return attr.isSplat() ? attr.getSplatValue<APInt>().getSExtValue()
                           : (*(attr.value_begin<APInt>() + i)).getSExtValue();
-  if (def->getNumOperands() != 2 || !isa<arith::AddIOp, arith::MulIOp, arith::ShLIOp>(def))
-    return std::nullopt;
-  auto l = constantElement(def->getOperand(0), i, depth - 1);
-  auto r = constantElement(def->getOperand(1), i, depth - 1);
-  if (!l || !r)
-    return std::nullopt;
-  if (isa<arith::AddIOp>(def))
-    return *l + *r;
-  if (isa<arith::MulIOp>(def))
-    return *l * *r;
-  return *r >= 0 && *r < 32 ? std::optional<int64_t>(*l << *r) : std::nullopt;
+  return std::nullopt;
 }
 
 /// Elements i and i + 1 of `bytes` (i8) as one i16 where they are bytes s / 8
