@@ -282,13 +282,22 @@ struct GatherLowering : GPUPattern<GatherOp> {
     // reads its indices' elements. A table defined outside a loop around the
     // gather is written once, before the loop (gatherTableLoop; its buffer
     // lives through the loop, a barrier after it), and the gather only reads.
+    // A table of 32-bit elements that fits a warp N | warpSize times over is
+    // read from shared memory once instead, each lane taking element lane
+    // mod N, and each index becomes a warp shuffle from lane index mod
+    // warpSize: table[index mod N] with no address arithmetic (the targets'
+    // shuffles use the lane's low bits).
     Location loc = op.getLoc();
     const GPUTargetInfo &target = lowering.target;
     auto tableType = op.getTable().getType();
     auto layout = getLayout(tableType);
     int64_t bytes = sharedElementBytes(tableType);
+    int64_t n = tableType.getDimSize(0);
+    bool shuffle = bytes == 4 && tableType.getElementType().getIntOrFloatBitWidth() == 32 &&
+                   n <= int64_t(target.warpSize()) && target.warpSize() % n == 0;
     Operation *loop = gatherTableLoop(op);
     SmallVector<Value> table;
+    Value laneElement;
     {
       OpBuilder::InsertionGuard guard(rewriter);
       if (loop)
@@ -303,13 +312,20 @@ struct GatherLowering : GPUPattern<GatherOp> {
                               sharedAddress(rewriter, loc, target, op, offset), bytes);
       }
       target.barrier(rewriter, loc);
+      if (shuffle) {
+        Value lane = arith::AndIOp::create(rewriter, loc, target.threadId(rewriter, loc),
+                                           i32Const(rewriter, loc, n - 1));
+        Value offset = arith::MulIOp::create(rewriter, loc, lane, i32Const(rewriter, loc, bytes));
+        laneElement = LLVM::LoadOp::create(rewriter, loc, rewriter.getI32Type(),
+                                           sharedAddress(rewriter, loc, target, op, offset), bytes);
+      }
       if (loop) { // no thread may reuse the bytes while another still reads
         rewriter.setInsertionPointAfter(loop);
         target.barrier(rewriter, loc);
       }
     }
     Type elem = table.front().getType();
-    Value mask = i32Const(rewriter, loc, tableType.getDimSize(0) - 1);
+    Value mask = i32Const(rewriter, loc, n - 1);
     SmallVector<Value> out;
     for (Value index : unpack(rewriter, loc, adaptor.getIndices())) {
       auto width = index.getType().getIntOrFloatBitWidth();
@@ -317,6 +333,13 @@ struct GatherLowering : GPUPattern<GatherOp> {
         index = arith::TruncIOp::create(rewriter, loc, rewriter.getI32Type(), index);
       else if (width < 32)
         index = arith::ExtUIOp::create(rewriter, loc, rewriter.getI32Type(), index);
+      if (shuffle) {
+        Value moved = target.shuffleIndex(rewriter, loc, laneElement, index);
+        out.push_back(elem == moved.getType()
+                          ? moved
+                          : arith::BitcastOp::create(rewriter, loc, elem, moved).getResult());
+        continue;
+      }
       index = arith::AndIOp::create(rewriter, loc, index, mask);
       Value offset = arith::MulIOp::create(rewriter, loc, index, i32Const(rewriter, loc, bytes));
       Value raw = LLVM::LoadOp::create(rewriter, loc, memoryType(elem, 1),
