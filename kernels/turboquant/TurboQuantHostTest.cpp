@@ -361,6 +361,9 @@ std::vector<KernelCase> kernelCases() {
   // More splits than tokens (empty splits), GQA 1 and 8.
   add(4, 4, 128, 4, 4, 1, {1, 3, 5}, 8);
   add(3, 4, 128, 16, 2, 8, {2, 19}, 6, Dtype::F16);
+  // Hkv odd: the slots of a kv head alternate between 4- and 2-byte
+  // alignment (4-bit codes joined from two aligned words).
+  add(4, 4, 128, 6, 3, 2, {9, 40}, 2);
   add(8, 4, 128, 16, 2, 1, {2, 19}, 6, Dtype::F32);
   // D = 64 and 256, random orthogonal R, f16 / f32 outputs, tiles that
   // cross pages (BLOCK_T > block_size) and tiles smaller than a page.

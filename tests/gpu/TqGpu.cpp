@@ -131,6 +131,10 @@ std::vector<TqCase> checkCases() {
       c.headsPerProgram = heads, c.seqLens = {1, 10, 37, 300, 1000}, c.numSplits = 8;
       cases.push_back(c);
     }
+  TqCase odd = presetCase(4, 4);
+  odd.hq = 6, odd.hkv = 3, odd.headsPerProgram = 2, odd.seqLens = {9, 40, 301};
+  odd.numSplits = 3;
+  cases.push_back(odd);
   TqCase d64 = presetCase(3, 4);
   d64.d = 64, d64.hq = 8, d64.hkv = 1, d64.headsPerProgram = 8, d64.seqLens = {5, 64, 130};
   d64.numSplits = 4, d64.dtype = Dtype::F16, d64.randomOrthogonalR = true;
