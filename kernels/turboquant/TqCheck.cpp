@@ -71,9 +71,9 @@ std::vector<float> randomOrthogonal(int64_t d, Rng &rng) {
 }
 
 /// N(0, 1) values rounded to `t`, as floats.
-void randomVectors(Rng &rng, Dtype t, std::vector<float> &out) {
+void randomVectors(Rng &rng, Dtype t, std::vector<float> &out, double scale = 1) {
   for (float &x : out)
-    x = float(test::roundTo(t, rng.normal()));
+    x = float(test::roundTo(t, scale * rng.normal()));
 }
 
 int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -151,8 +151,12 @@ std::string tq::caseName(const TqCase &c) {
   std::ostringstream os;
   os << presetName(c.kbits, c.vbits) << " D=" << c.d << " Hq=" << c.hq << " Hkv=" << c.hkv
      << " HEADS=" << c.headsPerProgram << " block_size=" << c.blockSize << " splits=" << c.numSplits
-     << " " << test::name(c.dtype) << (c.randomOrthogonalR ? " random-R" : " hadamard")
-     << " seq_lens=";
+     << " " << test::name(c.dtype) << (c.randomOrthogonalR ? " random-R" : " hadamard");
+  if (c.valueScale != 1)
+    os << " values*" << c.valueScale;
+  if (c.queryScale != 1)
+    os << " queries*" << c.queryScale;
+  os << " seq_lens=";
   bool same = std::all_of(c.seqLens.begin(), c.seqLens.end(),
                           [&](int64_t l) { return l == c.seqLens.front(); });
   if (same && c.seqLens.size() > 1) {
@@ -201,7 +205,7 @@ std::shared_ptr<TqCache> tq::makeCache(const TqCase &c, int64_t numBlocks, int64
   std::vector<float> k(size_t(pageSlots * c.d)), v(k.size());
   for (int64_t page = 0; page < distinct; ++page) {
     randomVectors(rng, c.dtype, k);
-    randomVectors(rng, c.dtype, v);
+    randomVectors(rng, c.dtype, v, c.valueScale);
     std::vector<uint8_t> slots =
         encode(layout, cache->rotation, cache->codebook, k.data(), v.data(), pageSlots);
     std::memcpy(&cache->bytes[size_t(page * pageBytes)], slots.data(), slots.size());
@@ -233,7 +237,7 @@ TqProblem tq::makeProblem(const TqCase &c, std::shared_ptr<TqCache> cache, uint6
   size_t rows = size_t(p.batch * c.hq), dd = size_t(c.d);
   p.q.resize(rows * dd * test::sizeOf(c.dtype));
   for (size_t row = 0; row < rows; ++row) {
-    double headScale = std::exp2(3 * rng.uniform() - 1);
+    double headScale = c.queryScale * std::exp2(3 * rng.uniform() - 1);
     for (size_t i = 0; i < dd; ++i)
       test::storeAs(c.dtype, p.q.data(), row * dd + i, headScale * rng.normal());
   }

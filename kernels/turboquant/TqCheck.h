@@ -35,6 +35,9 @@ struct TqCase {
   int64_t headsPerProgram = 4;
   /// A random orthogonal R instead of the normalised Hadamard matrix.
   bool randomOrthogonalR = false;
+  /// The values' coordinates are N(0, valueScale^2); the queries' are scaled
+  /// by queryScale.
+  double valueScale = 1, queryScale = 1;
 };
 
 /// "k4v4", "k3v4", "k8v4", "k3v3", ...

@@ -372,6 +372,16 @@ std::vector<KernelCase> kernelCases() {
   add(4, 4, 256, 4, 4, 1, {33, 1}, 3, Dtype::BF16, false, 16);
   add(8, 4, 256, 8, 2, 4, {17, 40}, 2, Dtype::F16, true, 64, 32);
   add(3, 3, 256, 8, 1, 8, {9, 21}, 1, Dtype::BF16, false, 128, 8);
+  // Values of small and large magnitude: value scales below f16's normal
+  // range (the matrix-unit formulations' weights p vscale) and far above it.
+  // The small ones with small queries: MMA >= 1 forms the scores from f16
+  // parts (~2^-22 of their terms), which moves lse by a few f32 ulps, within
+  // tier C's bound only through its 1e-3 max |v^| term.
+  for (double scale : {1e-4, 1e-6, 1e3}) {
+    add(4, 4, 128, 8, 2, 4, {37, 300}, 2, Dtype::F32, false, 16);
+    cases.back().c.valueScale = scale;
+    cases.back().c.queryScale = scale < 1 ? 0.05 : 1;
+  }
   return cases;
 }
 
