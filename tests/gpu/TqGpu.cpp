@@ -144,6 +144,13 @@ std::vector<TqCase> checkCases() {
   d256.d = 256, d256.hq = 4, d256.hkv = 4, d256.headsPerProgram = 1, d256.seqLens = {33, 1};
   d256.numSplits = 3;
   cases.push_back(d256);
+  // Values of small and large magnitude (TurboQuantHostTest has the same).
+  for (double scale : {1e-6, 1e3}) {
+    TqCase c = presetCase(4, 4);
+    c.seqLens = {37, 300}, c.numSplits = 2, c.dtype = Dtype::F32;
+    c.valueScale = scale, c.queryScale = scale < 1 ? 0.05 : 1;
+    cases.push_back(c);
+  }
   return cases;
 }
 
