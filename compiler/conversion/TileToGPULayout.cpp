@@ -293,8 +293,7 @@ struct GatherLowering : GPUPattern<GatherOp> {
     auto layout = getLayout(tableType);
     int64_t bytes = sharedElementBytes(tableType);
     int64_t n = tableType.getDimSize(0);
-    bool shuffle = bytes == 4 && tableType.getElementType().getIntOrFloatBitWidth() == 32 &&
-                   n <= int64_t(target.warpSize()) && target.warpSize() % n == 0;
+    bool shuffle = bytes == 4 && int64_t(target.warpSize()) % n == 0;
     Operation *loop = gatherTableLoop(op);
     SmallVector<Value> table;
     Value laneElement;
