@@ -15,7 +15,7 @@
 // ptxas from spilling) and on the matrix units with tokens as M, one warp a
 // program and the codes loaded straight into the operand registers
 // (`.mma.tok`: -D MMA=2 --num-warps=1 -D BLOCK_T=16, 3-bit keys held to 144
-// registers and fp8 keys to 168; 4x the programs per SM).
+// registers and fp8 keys to 128; 4x the programs per SM).
 //
 // It checks at tier C (TqCheck) small ragged problems of every preset with
 // HEADS = group and 1, D = 64 and 256, an odd Hkv (slots of one kv head at
@@ -77,12 +77,13 @@ const char *formulationSuffix(int mma) {
 }
 std::string formulationArgs(int mma, int kbits) {
   // BLOCK_T 16 and the register caps: the fastest on the H200 (bench/RESULTS.md runs 57, 61,
-  // 62): fp8 keys at most 168 registers (128 was slower; with 32-bit loads, run 64, they take
-  // 142: 14 programs an SM), 3-bit keys at 144 (14; 0.87-0.94x the time of BLOCK_T 32 at 242),
-  // 4-bit keys as ptxas chooses (164: 12; 0.95-0.97x BLOCK_T 32; 144 was slower).
+  // 62, 74): fp8 keys at most 128 registers (124: 16 programs an SM; 0.974-0.988x the time of
+  // 168 at four goal shapes, 1.007x at 128 x 32768), 3-bit keys at 144 (14; 0.87-0.94x the
+  // time of BLOCK_T 32 at 242; 128 spills: 1.19-1.34x), 4-bit keys as ptxas chooses (168: 12;
+  // 128 took 1.04-1.06x, BLOCK_T 32 1.02x).
   if (mma == 2)
     return std::string(" -D MMA=2 --num-warps=1 -D BLOCK_T=16") +
-           (kbits == 8 ? " --max-registers=168" : kbits == 3 ? " --max-registers=144" : "");
+           (kbits == 8 ? " --max-registers=128" : kbits == 3 ? " --max-registers=144" : "");
   return mma == 0 ? "" : " -D MMA=1 -D BLOCK_T=32";
 }
 /// Warps a program of each formulation runs: with --programs-per-sm N the

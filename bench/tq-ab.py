@@ -1,0 +1,40 @@
+#!/usr/bin/env python3
+"""Tabulates bench/tq-ab.sh's files: per timed row, the base's time and each
+variant's time over the base's from the same repetition, with GB/s, err/bound
+and registers.  Usage: bench/tq-ab.py DIR VARIANT..."""
+import json
+import sys
+
+
+def rows(path):
+    out = {}
+    for line in open(path):
+        if line.startswith("TQ-JSON "):
+            j = json.loads(line[8:])
+            out[(j["preset"], j["B"], j["seq_len"], j["heads"])] = j
+    return out
+
+
+def main():
+    d, variants = sys.argv[1], sys.argv[2:]
+    runs = {n: [rows(f"{d}/{n}-bench{r}.txt") for r in (1, 2)] for n in ["base"] + variants}
+    head = "| shape (B x seq, HEADS) | base ms | base2 / base |"
+    head += "".join(f" {v} / base (2 runs) | {v} GB/s | {v} err/bound (base) | {v} regs |" for v in variants)
+    print(head)
+    print("|" + "---|" * (3 + 4 * len(variants)))
+    for k in sorted(runs["base"][0]):
+        b1, b2 = runs["base"][0][k], runs["base"][1][k]
+        line = f"| {k[0]} {k[1]}x{k[2]}, {k[3]} | {b1['ms']:.4f} | {b2['ms'] / b1['ms']:.3f} |"
+        for v in variants:
+            v1, v2 = runs[v][0].get(k), runs[v][1].get(k)
+            if not v1 or not v2:
+                line += " missing | | | |"
+                continue
+            line += (f" {v1['ms'] / b1['ms']:.3f}, {v2['ms'] / b2['ms']:.3f} | {v1['GBps']:.0f} |"
+                     f" {v1['max_err_over_bound']:.3f} ({b1['max_err_over_bound']:.3f}) |"
+                     f" {v1['stage1_registers']} |")
+        print(line)
+
+
+if __name__ == "__main__":
+    main()
