@@ -10,9 +10,9 @@
 // values computed from them and from short-run loads, table gathers and
 // reductions along a short dimension (the loads re-issued in the new layout,
 // the reduction done in each thread's registers); in addresses and shift
-// amounts, index-table loads and divisions are converted, the arithmetic on
-// them redone (in shift amounts a loop's carried values too); anything else
-// goes through tile.convert_layout.
+// amounts, index-table loads, divisions and a loop's carried values are
+// converted, the arithmetic on them redone; anything else goes through
+// tile.convert_layout.
 //
 //===----------------------------------------------------------------------===//
 #include "tile/Analysis/AxisInfo.h"
@@ -85,17 +85,18 @@ bool isDivision(Operation *op) {
 /// redone in every layout slowed paged MQA by 22-30%).
 bool isAddressLeaf(Operation *op) { return isa<LoadOp>(op) || isDivision(op); }
 
-/// What a value goes into where rematerialization meets it: data, an
-/// address offset, or a shift amount (computed, like an address, from a
-/// paged kernel's block table, and also from the slot offsets a loop
-/// carries: those convert as leaves there).
-enum class Use { Data, Address, Shift };
+/// What a value goes into where rematerialization meets it: data, or index
+/// arithmetic, an address offset or a shift amount (computed from a paged
+/// kernel's block table, and from the values a loop carries, such as slot
+/// offsets or block-table entries read ahead: those convert as leaves
+/// there).
+enum class Use { Data, Index };
 
 Use operandUse(Operation *op, Value operand) {
   if (auto addptr = dyn_cast<AddPtrOp>(op); addptr && operand == addptr.getOffset())
-    return Use::Address;
+    return Use::Index;
   if (isa<arith::ShLIOp, arith::ShRSIOp, arith::ShRUIOp>(op) && operand == op->getOperand(1))
-    return Use::Shift;
+    return Use::Index;
   return Use::Data;
 }
 
@@ -225,18 +226,17 @@ private:
   /// layout its user needs, its loads issued there, instead of passing
   /// through shared memory. In index arithmetic (`use` not Data: what an
   /// address offset or a shift amount is computed from), isAddressLeaf
-  /// values stop the search, and in shift amounts carried values too:
-  /// convertTo converts them.
+  /// values and carried values stop the search: convertTo converts them.
   bool canRematerialize(Value v, int depth, Use use = Use::Data) {
     Operation *def = v.getDefiningOp();
     if (!def)
-      return reloadable.contains(v) || use == Use::Shift;
+      return reloadable.contains(v) || use == Use::Index;
     if (depth > 64)
       return false;
     auto key = std::make_pair(v, int(use));
     if (auto known = rematerializable.find(key); known != rematerializable.end())
       return known->second;
-    if (use != Use::Data && isAddressLeaf(def))
+    if (use == Use::Index && isAddressLeaf(def))
       return rematerializable[key] = true;
     bool ok = canRecompute(v, 0);
     if (!ok && ((isElementwise(def) && !isDivision(def)) || isInThreadReduction(def) ||
@@ -296,7 +296,7 @@ private:
       return v;
     auto key = std::make_pair(v, Attribute(layout));
     Operation *def = v.getDefiningOp();
-    bool remat = def && canRematerialize(v, 0, use) && !(use != Use::Data && isAddressLeaf(def));
+    bool remat = def && canRematerialize(v, 0, use) && !(use == Use::Index && isAddressLeaf(def));
     // Recompute what an earlier use converted.
     if (Value done = converted.lookup(key);
         done && !(remat && isa_and_present<ConvertLayoutOp>(done.getDefiningOp())))
