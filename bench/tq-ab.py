@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Tabulates bench/tq-ab.sh's files: per timed row, the base's time and each
 variant's time over the base's from the same repetition, with GB/s, err/bound
-and registers.  Usage: bench/tq-ab.py DIR VARIANT..."""
+and registers.  Usage: bench/tq-ab.py DIR|tq-ab.tar.xz VARIANT..."""
 import json
 import sys
+import tarfile
+import tempfile
 
 
 def rows(path):
@@ -17,6 +19,11 @@ def rows(path):
 
 def main():
     d, variants = sys.argv[1], sys.argv[2:]
+    if d.endswith(".tar.xz"):
+        unpacked = tempfile.mkdtemp()
+        with tarfile.open(d) as tar:
+            tar.extractall(unpacked, filter="data")
+        d = unpacked
     runs = {n: [rows(f"{d}/{n}-bench{r}.txt") for r in (1, 2)] for n in ["base"] + variants}
     head = "| shape (B x seq, HEADS) | base ms | base2 / base |"
     head += "".join(f" {v} / base (2 runs) | {v} GB/s | {v} err/bound (base) | {v} regs |" for v in variants)

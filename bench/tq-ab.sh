@@ -5,8 +5,9 @@
 # of it made by scripts/tq-variant.sh. Checks the base on every formulation
 # (unless SKIP_BASE_CHECK=1) and each variant on formulation 2, then times base
 # and variants alternating, twice, at the shapes S (default: the goal shapes
-# at B x seq_len >= 32 x 8192). Writes NAME-check.txt, NAME-bench{1,2}.txt to
-# $OUT; bench/tq-ab.py tabulates them.
+# at B x seq_len >= 32 x 8192). Writes NAME-check.txt, NAME-bench{1,2}.txt,
+# packed into $OUT/tq-ab.tar.xz (a device call returns at most 8 files);
+# bench/tq-ab.py tabulates them.
 set -u
 S=${S:-k4v4:8:32768,k4v4:32:8192,k4v4:128:32768,k3v4:32:8192,k3v4:128:32768,k8v4:32:8192,k8v4:32:32768,k8v4:128:8192,k8v4:128:32768}
 cd "$(dirname "$0")"
@@ -28,3 +29,5 @@ for rep in 1 2; do
        >"$OUT/$n-bench$rep.txt" 2>&1; echo "$n bench$rep rc $?")
   done
 done
+tar -C "$OUT" -cJf "$OUT/tq-ab.tar.xz" $(cd "$OUT" && ls *-check.txt *-bench?.txt 2>/dev/null) &&
+  (cd "$OUT" && rm -f ./*-check.txt ./*-bench?.txt)
