@@ -5,7 +5,7 @@
 # copies tq-gpu and the payload's TurboQuant builds into .carry/gpu/NAME and
 # rebuilds there every `.mma.tok` build of tq-builds.txt from FILE (a variant
 # of kernels/turboquant/turboquant_decode.tile) with the extra arguments
-# appended (a later -D wins). Then re-pack and, on the device,
+# appended (a later -D wins), and every stage-2 build from FILE as it is. Then re-pack and, on the device,
 #   cd .carry/gpu/NAME && ./tq-gpu . --formulation 2
 # checks and times that formulation alone (bench/RESULTS.md, runs 27-29).
 set -euo pipefail
@@ -25,5 +25,7 @@ out=$gpu/$name
 rm -rf "$out" && mkdir -p "$out"
 cp "$gpu/tq-gpu" "$gpu"/turboquant_* "$out/"
 grep '\.mma\.tok ' "$gpu/tq-builds.txt" | scripts/tq-compile.sh "$out" "$file" "$@" --no-cache
+grep '^turboquant_decode_stage2\.' "$gpu/tq-builds.txt" |
+  scripts/tq-compile.sh "$out" "$file" --no-cache
 tar -C .carry -cJf .carry/payload.tar.xz gpu anchors
 echo "tq-variant.sh: $out ready; .carry/payload.tar.xz re-packed"
