@@ -2,19 +2,21 @@
 """Tabulates bench/tq-ab.sh's files: per timed row, the base's time and each
 variant's time over the base's from the same repetition, with GB/s, err/bound
 and registers.  Usage: bench/tq-ab.py DIR|tq-ab.tar.xz VARIANT..."""
-import json
+import os
 import sys
 import tarfile
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.dont_write_bytecode = True  # no __pycache__ in the working tree
+import suite  # noqa: E402
+
 
 def rows(path):
-    out = {}
-    for line in open(path):
-        if line.startswith("TQ-JSON "):
-            j = json.loads(line[8:])
-            out[(j["preset"], j["B"], j["seq_len"], j["heads"])] = j
-    return out
+    """tq-gpu's TQ-JSON lines of one file, by (preset, B, seq_len, HEADS)."""
+    with open(path) as f:
+        parsed = suite.parse_tq_gpu(f.read()) or {"rows": []}
+    return {(r["preset"], r["B"], r["seq_len"], r["heads"]): r["raw"] for r in parsed["rows"]}
 
 
 def main():
