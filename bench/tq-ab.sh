@@ -3,7 +3,7 @@
 #   bash .carry/gpu/tq-ab.sh VARIANT...      (after tar -xJf .carry/payload.tar.xz -C .carry)
 # `.carry/gpu` is the base (scripts/gpu-artifacts.sh), each VARIANT a directory
 # of it made by scripts/tq-variant.sh. Checks the base on every formulation
-# (unless SKIP_BASE_CHECK=1) and each variant on formulation 2, then times base
+# (unless SKIP_BASE_CHECK=1) and each variant on formulation 2, side by side, then times base
 # and variants alternating, twice, at the shapes S (default: the goal shapes
 # at B x seq_len >= 32 x 8192). Writes NAME-check.txt, NAME-bench{1,2}.txt,
 # packed into $OUT/tq-ab.tar.xz (a device call returns at most 8 files);
@@ -12,15 +12,16 @@ set -u
 S=${S:-k4v4:8:32768,k4v4:32:8192,k4v4:128:32768,k3v4:32:8192,k3v4:128:32768,k8v4:32:8192,k8v4:32:32768,k8v4:128:8192,k8v4:128:32768}
 cd "$(dirname "$0")"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader
+# The checks run side by side (they are mostly the host's reference).
 if [ -z "${SKIP_BASE_CHECK:-}" ]; then
-  echo "== base: every formulation, checks"
-  timeout 200 ./tq-gpu . --check-only >"$OUT/base-check.txt" 2>&1
-  echo "rc $?"; tail -2 "$OUT/base-check.txt"
+  timeout 200 ./tq-gpu . --check-only >"$OUT/base-check.txt" 2>&1 &
 fi
 for v in "$@"; do
-  echo "== $v: formulation 2, checks"
-  (cd "$v" && timeout 100 ./tq-gpu . --formulation 2 --check-only >"$OUT/$v-check.txt" 2>&1
-   echo "rc $?"; tail -2 "$OUT/$v-check.txt")
+  (cd "$v" && timeout 150 ./tq-gpu . --formulation 2 --check-only >"$OUT/$v-check.txt" 2>&1) &
+done
+wait
+for f in "$OUT"/*-check.txt; do
+  echo "== $(basename "$f")"; tail -n 1 "$f"
 done
 for rep in 1 2; do
   for v in . "$@"; do
