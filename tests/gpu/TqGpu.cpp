@@ -14,8 +14,8 @@
 // hand-made register pipeline (`.mma`: -D MMA=1 -D BLOCK_T=32, which keeps
 // ptxas from spilling) and on the matrix units with tokens as M, one warp a
 // program and the codes loaded straight into the operand registers
-// (`.mma.tok`: -D MMA=2 --num-warps=1 -D BLOCK_T=16, fp8 keys held to 128
-// registers; 3 or 4x the programs per SM).
+// (`.mma.tok`: -D MMA=2 --num-warps=1 -D BLOCK_T=16, 3-bit keys held to 144
+// registers and fp8 keys to 128; 3 or 4x the programs per SM).
 //
 // It checks at tier C (TqCheck) small ragged problems of every preset with
 // HEADS = group and 1, D = 64 and 256, an odd Hkv (slots of one kv head at
@@ -76,16 +76,16 @@ const char *formulationSuffix(int mma) {
   return mma == 0 ? "" : mma == 1 ? ".mma" : ".mma.tok";
 }
 std::string formulationArgs(int mma, int kbits) {
-  // BLOCK_T 16 and fp8 keys' register cap: the fastest on the H200 (bench/RESULTS.md runs 57,
-  // 61, 62, 74, 76). A one-warp program's registers come from one scheduler's quarter of the
-  // register file: up to 170 a thread hold 3 programs a scheduler, 128 hold 4. So fp8 keys
-  // at most 128 (124: 0.974-0.988x the time of 168 at four goal shapes, 1.007x at 128 x
-  // 32768); 3- and 4-bit keys as ptxas chooses (168: 3 programs a scheduler, as 144 or 152
-  // would be; 3-bit keys held to 144 took 1.01-1.02x the time of 165, run 76; 128 spills:
-  // 1.04-1.34x; BLOCK_T 32 1.02-1.44x).
+  // BLOCK_T 16 and the register caps: the fastest on the H200 (bench/RESULTS.md runs 57, 61,
+  // 62, 74, 76, 77). A one-warp program's registers come from one scheduler's quarter of the
+  // register file: up to 170 a thread hold 3 programs a scheduler, 128 hold 4. fp8 keys at
+  // most 128 (124: 0.974-0.988x the time of 168 at four goal shapes, 1.007x at 128 x 32768);
+  // 3-bit keys at 144 (also 3 programs a scheduler, but as ptxas chooses, 168, they took 1.12x
+  // the time, run 77; 128 spills: 1.19-1.34x); 4-bit keys as ptxas chooses (168; 128 took
+  // 1.04-1.06x); BLOCK_T 32 1.02-1.44x.
   if (mma == 2)
     return std::string(" -D MMA=2 --num-warps=1 -D BLOCK_T=16") +
-           (kbits == 8 ? " --max-registers=128" : "");
+           (kbits == 8 ? " --max-registers=128" : kbits == 3 ? " --max-registers=144" : "");
   return mma == 0 ? "" : " -D MMA=1 -D BLOCK_T=32";
 }
 /// Warps a program of each formulation runs: with --programs-per-sm N the
