@@ -243,7 +243,8 @@ TqProblem tq::makeProblem(const TqCase &c, std::shared_ptr<TqCache> cache, uint6
   }
   p.scale = float(1 / std::sqrt(double(c.d)));
   float nan = std::numeric_limits<float>::quiet_NaN();
-  p.qf.assign(rows * dd, nan);
+  if (rotates(c))
+    p.qf.assign(rows * dd, nan);
   p.midO.assign(rows * size_t(c.numSplits) * dd, nan);
   p.midLse.assign(rows * size_t(c.numSplits), nan);
   p.lse.assign(rows, nan);
@@ -267,12 +268,14 @@ KernelLaunch TqProblem::rotate() const {
 
 KernelLaunch TqProblem::stage1() const {
   return {{uint32_t(batch), uint32_t(c.hq / c.headsPerProgram), uint32_t(c.numSplits)},
-          {Arg::pointer(qf.data()), Arg::pointer(cache->bytes.data()),
+          {Arg::pointer(rotates(c) ? static_cast<const void *>(qf.data()) : q.data()),
+           Arg::pointer(cache->bytes.data()),
            Arg::pointer(cache->codebook.data()), Arg::pointer(blockTable.data()),
            Arg::pointer(seqLens.data()), Arg::pointer(midO.data()), Arg::pointer(midLse.data()),
            Arg::real(scale), Arg::integer(c.blockSize), Arg::integer(c.hkv),
            Arg::integer(c.hq / c.hkv), Arg::integer(btStride), Arg::integer(c.numSplits)},
-          {qf.size() * 4, cache->bytes.size(), cache->codebook.size() * 4, blockTable.size() * 4,
+          {rotates(c) ? qf.size() * 4 : q.size(), cache->bytes.size(), cache->codebook.size() * 4,
+           blockTable.size() * 4,
            seqLens.size() * 4, midO.size() * 4, midLse.size() * 4, 0, 0, 0, 0, 0, 0}};
 }
 
@@ -323,19 +326,21 @@ TqResult tq::checkProblem(const TqProblem &p, const std::vector<int64_t> &seqs) 
 }
 
 std::string tq::runKernels(const TqKernels &k, TqProblem &p) {
-  for (const std::string &err : {checkParams("turboquant_rotate", k.rotate, 3),
-                                 checkParams("turboquant_decode_stage1", k.stage1, 13),
-                                 checkParams("turboquant_decode_stage2", k.stage2, 7)})
-    if (!err.empty())
-      return err;
   struct Step {
     const char *name;
     const TqKernel &kernel;
+    size_t params;
     KernelLaunch launch;
   };
-  for (const Step &s : {Step{"turboquant_rotate", k.rotate, p.rotate()},
-                        Step{"turboquant_decode_stage1", k.stage1, p.stage1()},
-                        Step{"turboquant_decode_stage2", k.stage2, p.stage2()}})
+  std::vector<Step> steps;
+  if (rotates(p.c))
+    steps.push_back({"turboquant_rotate", k.rotate, 3, p.rotate()});
+  steps.push_back({"turboquant_decode_stage1", k.stage1, 13, p.stage1()});
+  steps.push_back({"turboquant_decode_stage2", k.stage2, 7, p.stage2()});
+  for (const Step &s : steps)
+    if (std::string err = checkParams(s.name, s.kernel, s.params); !err.empty())
+      return err;
+  for (const Step &s : steps)
     if (std::string err = s.kernel.launch(s.launch.grid, s.launch.args, s.launch.bytes);
         !err.empty())
       return std::string(s.name) + ": " + err;

@@ -43,6 +43,10 @@ struct TqCase {
 /// "k4v4", "k3v4", "k8v4", "k3v3", ...
 std::string presetName(int kbits, int vbits);
 
+/// Whether the case's queries go through turboquant_rotate (MSE keys): fp8
+/// keys' stage 1 reads q itself.
+inline bool rotates(const TqCase &c) { return c.kbits != 8; }
+
 /// One line naming every field of a case.
 std::string caseName(const TqCase &c);
 
@@ -83,7 +87,8 @@ struct KernelLaunch {
   std::vector<size_t> bytes;
 };
 
-/// The buffers of one problem; o, lse, qf, midO and midLse start as NaN.
+/// The buffers of one problem; o, lse, qf (MSE keys only, else empty), midO
+/// and midLse start as NaN.
 struct TqProblem {
   TqCase c;
   std::shared_ptr<TqCache> cache;
@@ -129,11 +134,13 @@ struct TqKernel {
   norms::Launcher launch;
 };
 
+/// rotate is not used (and may be empty) where the case does not rotate.
 struct TqKernels {
   TqKernel rotate, stage1, stage2;
 };
 
-/// Runs rotate, stage 1 and stage 2 on `p`; returns "" or the first error.
+/// Runs rotate (where the case rotates), stage 1 and stage 2 on `p`; returns
+/// "" or the first error.
 std::string runKernels(const TqKernels &k, TqProblem &p);
 
 /// Makes, runs and checks a case.

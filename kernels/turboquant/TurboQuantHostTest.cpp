@@ -294,7 +294,8 @@ public:
     std::string t = test::name(c.dtype), d = std::to_string(c.d);
     std::string kb = std::to_string(c.kbits), vb = std::to_string(c.vbits);
     std::string err;
-    out.rotate = kernel("turboquant_rotate", {{"T", t}, {"D", d}, {"KBITS", kb}}, err);
+    if (rotates(c))
+      out.rotate = kernel("turboquant_rotate", {{"T", t}, {"D", d}}, err);
     out.stage1 = kernel("turboquant_decode_stage1",
                         {{"D", d},
                          {"KBITS", kb},
@@ -302,7 +303,8 @@ public:
                          {"HEADS", std::to_string(c.headsPerProgram)},
                          {"BLOCK_T", std::to_string(blockT)},
                          {"MMA", std::to_string(mma)},
-                         {"MIN_N", std::to_string(minN)}},
+                         {"MIN_N", std::to_string(minN)},
+                         {"QT", rotates(c) ? "f32" : t}},
                         err);
     out.stage2 = kernel("turboquant_decode_stage2", {{"T", t}, {"D", d}}, err);
     return err;

@@ -3,8 +3,9 @@
 // Loads the PTX builds of the three TurboQuant kernels that `tilec compile`
 // wrote, one per set of compile-time parameters each kernel depends on:
 //
-//   DIR/turboquant_rotate.<T>.d<D>.k<KBITS>.ptx
-//   DIR/turboquant_decode_stage1.d<D>.k<KBITS>v<VBITS>.h<HEADS>[.mma|.mma.tok].ptx
+//   DIR/turboquant_rotate.<T>.d<D>.ptx                  (MSE keys only)
+//   DIR/turboquant_decode_stage1.d<D>.k<KBITS>v<VBITS>[.<T>].h<HEADS>[.mma|.mma.tok].ptx
+//                                       (<T>: fp8 keys, whose stage 1 reads q)
 //   DIR/turboquant_decode_stage2.<T>.d<D>.ptx
 //
 // (e.g. turboquant_decode_stage1.d128.k4v4.h4.ptx; `tq-gpu --list` prints
@@ -24,7 +25,7 @@
 // 16, B in {1, 8, 32, 128}, seq_len in {1024, 8192, 32768}, every sequence
 // of a batch that long) on a cache of 128 x 2048 pages, checked on sampled
 // sequences and timed with CUDA events (median of 10 after 2 warm-ups, L2
-// flushed before each): rotate + stage 1 + stage 2 together, and stage 1
+// flushed before each): (rotate +) stage 1 + stage 2 together, and stage 1
 // alone. Splits come by waves (tq::waveSplits) of the stage-1 programs the
 // SMs hold at once (the driver's occupancy of that build; the anchor's rule,
 // min(ceil(4 SMs / programs), ceil(seq / 128), 64), asks for 4 four-warp
@@ -65,8 +66,7 @@ using test::Dtype;
 namespace {
 
 std::string rotateBuild(const TqCase &c) {
-  return "turboquant_rotate." + std::string(test::name(c.dtype)) + ".d" + std::to_string(c.d) +
-         ".k" + std::to_string(c.kbits);
+  return "turboquant_rotate." + std::string(test::name(c.dtype)) + ".d" + std::to_string(c.d);
 }
 
 /// Stage 1's formulations (its MMA parameter): the suffix of their builds
@@ -95,7 +95,8 @@ int formulationWarps(int mma) { return mma == 2 ? 1 : 4; }
 
 std::string stage1Build(const TqCase &c, int mma) {
   return "turboquant_decode_stage1.d" + std::to_string(c.d) + "." + presetName(c.kbits, c.vbits) +
-         ".h" + std::to_string(c.headsPerProgram) + formulationSuffix(mma);
+         (rotates(c) ? "" : "." + std::string(test::name(c.dtype))) + ".h" +
+         std::to_string(c.headsPerProgram) + formulationSuffix(mma);
 }
 
 std::string stage2Build(const TqCase &c) {
@@ -103,21 +104,24 @@ std::string stage2Build(const TqCase &c) {
          std::to_string(c.d);
 }
 
-/// The three builds a case runs: (name, tilec compile arguments). Every
-/// buffer is its own allocation, so every pointer is 16-byte aligned.
+/// The builds a case runs, in launch order: (name, tilec compile arguments).
+/// Every buffer is its own allocation, so every pointer is 16-byte aligned.
 std::vector<std::pair<std::string, std::string>> buildsOf(const TqCase &c, int mma) {
-  std::string t = " -D T=" + std::string(test::name(c.dtype)), d = " -D D=" + std::to_string(c.d);
-  std::string kbits = " -D KBITS=" + std::to_string(c.kbits);
-  return {{rotateBuild(c), "--kernel turboquant_rotate" + t + d + kbits +
-                               " --assume q=16 --assume r=16 --assume qf=16"},
-          {stage1Build(c, mma), "--kernel turboquant_decode_stage1" + d + kbits +
-                                    " -D VBITS=" + std::to_string(c.vbits) +
-                                    " -D HEADS=" + std::to_string(c.headsPerProgram) +
-                                    formulationArgs(mma, c.kbits) +
-                               " --assume qf=16 --assume kv_cache=16 --assume codebook=16"
-                               " --assume mid_o=16"},
-          {stage2Build(c),
-           "--kernel turboquant_decode_stage2" + t + d + " --assume mid_o=16 --assume o=16"}};
+  std::string t = std::string(test::name(c.dtype)), d = " -D D=" + std::to_string(c.d);
+  std::vector<std::pair<std::string, std::string>> builds;
+  if (rotates(c))
+    builds.push_back({rotateBuild(c), "--kernel turboquant_rotate -D T=" + t + d +
+                                          " --assume q=16 --assume r=16 --assume qf=16"});
+  builds.push_back({stage1Build(c, mma),
+                    "--kernel turboquant_decode_stage1" + d + " -D KBITS=" +
+                        std::to_string(c.kbits) + " -D VBITS=" + std::to_string(c.vbits) +
+                        " -D HEADS=" + std::to_string(c.headsPerProgram) +
+                        formulationArgs(mma, c.kbits) + (rotates(c) ? "" : " -D QT=" + t) +
+                        " --assume q=16 --assume kv_cache=16 --assume codebook=16"
+                        " --assume mid_o=16"});
+  builds.push_back({stage2Build(c), "--kernel turboquant_decode_stage2 -D T=" + t + d +
+                                        " --assume mid_o=16 --assume o=16"});
+  return builds;
 }
 
 TqCase presetCase(int kbits, int vbits) {
@@ -194,7 +198,8 @@ struct Builds {
   }
 
   TqKernels kernels(const TqCase &c, int mma) {
-    return {kernel(rotateBuild(c)), kernel(stage1Build(c, mma)), kernel(stage2Build(c))};
+    return {rotates(c) ? kernel(rotateBuild(c)) : TqKernel{}, kernel(stage1Build(c, mma)),
+            kernel(stage2Build(c))};
   }
 };
 
@@ -363,12 +368,16 @@ std::string benchShape(cuda::Driver &driver, Builds &builds, const std::shared_p
                        const TqCase &c, int mma, uint64_t seed, bool checkOnly, BenchRow &row) {
   TqProblem p = makeProblem(c, cache, seed);
   DeviceProblem dp(driver, p, deviceCache);
-  for (auto [name, launch] :
-       {std::pair{rotateBuild(c), p.rotate()}, std::pair{stage1Build(c, mma), p.stage1()},
-        std::pair{stage2Build(c), p.stage2()}})
+  std::vector<std::pair<std::string, KernelLaunch>> steps;
+  if (rotates(c))
+    steps.push_back({rotateBuild(c), p.rotate()});
+  steps.push_back({stage1Build(c, mma), p.stage1()});
+  steps.push_back({stage2Build(c), p.stage2()});
+  for (const auto &[name, launch] : steps)
     if (std::string err = dp.prepare(builds.at(name), launch); !err.empty())
       return name + ": " + err;
-  std::string err = dp.launch(0, 3);
+  size_t stage1 = steps.size() - 2;
+  std::string err = dp.launch(0, steps.size());
   if (err.empty())
     err = dp.download();
   if (!err.empty())
@@ -383,10 +392,10 @@ std::string benchShape(cuda::Driver &driver, Builds &builds, const std::shared_p
   if (checkOnly)
     return "";
   err = timeMedian(
-      driver, flush, flushBytes, [&] { return dp.launch(0, 3); }, row.ms);
+      driver, flush, flushBytes, [&] { return dp.launch(0, steps.size()); }, row.ms);
   if (err.empty())
     err = timeMedian(
-        driver, flush, flushBytes, [&] { return dp.launch(1, 2); }, row.stage1Ms);
+        driver, flush, flushBytes, [&] { return dp.launch(stage1, stage1 + 1); }, row.stage1Ms);
   return err;
 }
 
@@ -437,7 +446,7 @@ int runBench(cuda::Driver &driver, Builds &builds, bool checkOnly, int64_t perSm
   cuda::DevicePtr flush = 0;
   if (std::string err = driver.alloc(flushBytes, flush); !err.empty())
     return std::printf("flush buffer: %s\n", err.c_str()), 1;
-  std::printf("| preset | B | seq_len | HEADS | splits | ms (rotate+s1+s2) | ms (stage 1) | bytes "
+  std::printf("| preset | B | seq_len | HEADS | splits | ms ((rotate+)s1+s2) | ms (stage 1) | bytes "
               "read | GB/s | check err/bound |\n|---|---|---|---|---|---|---|---|---|---|\n");
   int failures = 0;
   // Seeds by preset and shape, so that --shape times the same problems as a
