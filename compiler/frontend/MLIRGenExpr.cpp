@@ -371,6 +371,11 @@ static std::optional<Val> foldConst(MLIRGen &gen, SMLoc l, StringRef op, const V
 }
 
 std::optional<Val> MLIRGen::genBinary(SMLoc l, StringRef op, Val lhs, Val rhs) {
+  // Two dtypes compare at compile time: static_assert(T == f32, "...").
+  if (lhs.kind == Val::Kind::Dtype && rhs.kind == Val::Kind::Dtype && (op == "==" || op == "!=")) {
+    bool same = lhs.dtype == rhs.dtype && lhs.isUnsigned == rhs.isUnsigned;
+    return Val::makeBool(same == (op == "=="));
+  }
   if (lhs.isConst() && rhs.isConst())
     return foldConst(*this, l, op, lhs, rhs);
   mlir::Location location = loc(l);
