@@ -25,8 +25,8 @@
 // 16, B in {1, 8, 32, 128}, seq_len in {1024, 8192, 32768}, every sequence
 // of a batch that long) on a cache of 128 x 2048 pages, checked on sampled
 // sequences and timed with CUDA events (median of 10 after 2 warm-ups, L2
-// flushed before each): (rotate +) stage 1 + stage 2 together, and stage 1
-// alone. Splits come by waves (tq::waveSplits) of the stage-1 programs the
+// flushed before each): (rotate +) stage 1 + stage 2 together, stage 1
+// alone and stage 2 alone. Splits come by waves (tq::waveSplits) of the stage-1 programs the
 // SMs hold at once (the driver's occupancy of that build; the anchor's rule,
 // min(ceil(4 SMs / programs), ceil(seq / 128), 64), asks for 4 four-warp
 // programs an SM whatever fits). Bytes read = the slots of every sequence's tokens
@@ -336,7 +336,7 @@ struct BenchRow {
   int64_t b, seqLen, heads, splits;
   int mma = 0;
   std::string stage1;
-  double ms = 0, stage1Ms = 0, bytes = 0;
+  double ms = 0, stage1Ms = 0, stage2Ms = 0, bytes = 0;
   TqResult check;
   int64_t checkedSeqs = 0;
   int registers = 0, perSM = 0; // stage 1's, as the driver compiled it
@@ -344,20 +344,22 @@ struct BenchRow {
 
 void printRow(const BenchRow &r) {
   double gbps = r.bytes / (r.ms * 1e-3) / 1e9;
-  std::printf("| %s | %3lld | %5lld | %lld | %2lld | %.4f | %.4f | %.4g | %.0f | %s %.3f |\n",
+  std::printf("| %s | %3lld | %5lld | %lld | %2lld | %.4f | %.4f | %.4f | %.4g | %.0f | %s %.3f |\n",
               (r.preset + formulationSuffix(r.mma)).c_str(), (long long)r.b, (long long)r.seqLen,
-              (long long)r.heads,
-              (long long)r.splits, r.ms, r.stage1Ms, r.bytes, gbps, verdict(r.check),
+              (long long)r.heads, (long long)r.splits, r.ms, r.stage1Ms, r.stage2Ms, r.bytes, gbps,
+              verdict(r.check),
               r.check.maxErrOverBound);
   if (!r.check.pass)
     std::printf("  %s\n", r.check.error.c_str());
   std::printf("TQ-JSON {\"preset\": \"%s\", \"B\": %lld, \"seq_len\": %lld, \"heads\": %lld, "
-              "\"splits\": %lld, \"ms\": %.6f, \"stage1_ms\": %.6f, \"bytes\": %.0f, "
+              "\"splits\": %lld, \"ms\": %.6f, \"stage1_ms\": %.6f, \"stage2_ms\": %.6f, "
+              "\"bytes\": %.0f, "
               "\"GBps\": %.2f, \"check\": %s, \"checked_seqs\": %lld, "
               "\"max_err_over_bound\": %.6g, \"mma\": %d, \"stage1_build\": \"%s\", "
               "\"stage1_registers\": %d, \"stage1_programs_per_sm\": %d}\n",
               r.preset.c_str(), (long long)r.b, (long long)r.seqLen, (long long)r.heads,
-              (long long)r.splits, r.ms, r.stage1Ms, r.bytes, gbps, r.check.pass ? "true" : "false",
+              (long long)r.splits, r.ms, r.stage1Ms, r.stage2Ms, r.bytes, gbps,
+              r.check.pass ? "true" : "false",
               (long long)r.checkedSeqs, r.check.maxErrOverBound, r.mma, r.stage1.c_str(),
               r.registers, r.perSM);
 }
@@ -396,6 +398,10 @@ std::string benchShape(cuda::Driver &driver, Builds &builds, const std::shared_p
   if (err.empty())
     err = timeMedian(
         driver, flush, flushBytes, [&] { return dp.launch(stage1, stage1 + 1); }, row.stage1Ms);
+  if (err.empty())
+    err = timeMedian(
+        driver, flush, flushBytes, [&] { return dp.launch(stage1 + 1, stage1 + 2); },
+        row.stage2Ms);
   return err;
 }
 
@@ -446,8 +452,9 @@ int runBench(cuda::Driver &driver, Builds &builds, bool checkOnly, int64_t perSm
   cuda::DevicePtr flush = 0;
   if (std::string err = driver.alloc(flushBytes, flush); !err.empty())
     return std::printf("flush buffer: %s\n", err.c_str()), 1;
-  std::printf("| preset | B | seq_len | HEADS | splits | ms ((rotate+)s1+s2) | ms (stage 1) | bytes "
-              "read | GB/s | check err/bound |\n|---|---|---|---|---|---|---|---|---|---|\n");
+  std::printf("| preset | B | seq_len | HEADS | splits | ms ((rotate+)s1+s2) | ms (stage 1) | "
+              "ms (stage 2) | bytes read | GB/s | check err/bound |\n"
+              "|---|---|---|---|---|---|---|---|---|---|---|\n");
   int failures = 0;
   // Seeds by preset and shape, so that --shape times the same problems as a
   // full run.
