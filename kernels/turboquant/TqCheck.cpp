@@ -260,10 +260,12 @@ TqProblem tq::makeProblem(const TqCase &c, uint64_t seed) {
   return makeProblem(c, makeCache(c, pages, pages, seed ^ 0x7151u), seed);
 }
 
-KernelLaunch TqProblem::rotate() const {
-  return {{uint32_t(batch * c.hq), 1, 1},
-          {Arg::pointer(q.data()), Arg::pointer(cache->rotation.data()), Arg::pointer(qf.data())},
-          {q.size(), cache->rotation.size() * 4, qf.size() * 4}};
+KernelLaunch TqProblem::rotate(int64_t queryRows) const {
+  int64_t rows = batch * c.hq;
+  return {{uint32_t(cdiv(rows, queryRows)), 1, 1},
+          {Arg::pointer(q.data()), Arg::pointer(cache->rotation.data()), Arg::pointer(qf.data()),
+           Arg::integer(rows)},
+          {q.size(), cache->rotation.size() * 4, qf.size() * 4, 0}};
 }
 
 KernelLaunch TqProblem::stage1() const {
@@ -334,7 +336,7 @@ std::string tq::runKernels(const TqKernels &k, TqProblem &p) {
   };
   std::vector<Step> steps;
   if (rotates(p.c))
-    steps.push_back({"turboquant_rotate", k.rotate, 3, p.rotate()});
+    steps.push_back({"turboquant_rotate", k.rotate, 4, p.rotate(k.rotateRows)});
   steps.push_back({"turboquant_decode_stage1", k.stage1, 13, p.stage1()});
   steps.push_back({"turboquant_decode_stage2", k.stage2, 7, p.stage2()});
   for (const Step &s : steps)

@@ -99,7 +99,8 @@ struct TqProblem {
   std::vector<float> qf, midO, midLse, lse;
   std::vector<int32_t> blockTable, seqLens;
 
-  KernelLaunch rotate() const;
+  /// turboquant_rotate built with QR = queryRows.
+  KernelLaunch rotate(int64_t queryRows) const;
   KernelLaunch stage1() const;
   KernelLaunch stage2() const;
   /// The cache bytes of the slots the kernel must read plus the block table
@@ -134,10 +135,16 @@ struct TqKernel {
   norms::Launcher launch;
 };
 
-/// rotate is not used (and may be empty) where the case does not rotate.
+/// rotate is not used (and may be empty) where the case does not rotate;
+/// rotateRows is its QR (query rows a program).
 struct TqKernels {
   TqKernel rotate, stage1, stage2;
+  int64_t rotateRows = 1;
 };
+
+/// turboquant_rotate's RB (rows of R a step) for QR query rows a program:
+/// QR * RB = 32 products of D terms a step.
+inline int64_t rotateRowBlock(int64_t queryRows) { return 32 / queryRows; }
 
 /// Runs rotate (where the case rotates), stage 1 and stage 2 on `p`; returns
 /// "" or the first error.

@@ -3,7 +3,7 @@
 // Loads the PTX builds of the three TurboQuant kernels that `tilec compile`
 // wrote, one per set of compile-time parameters each kernel depends on:
 //
-//   DIR/turboquant_rotate.<T>.d<D>.ptx                  (MSE keys only)
+//   DIR/turboquant_rotate.<T>.d<D>[.r8].ptx             (MSE keys only; .r8: QR = 8)
 //   DIR/turboquant_decode_stage1.d<D>.k<KBITS>v<VBITS>[.<T>].h<HEADS>[.mma|.mma.tok].ptx
 //                                       (<T>: fp8 keys, whose stage 1 reads q)
 //   DIR/turboquant_decode_stage2.<T>.d<D>.ptx
@@ -46,6 +46,8 @@
 //                                 only (e.g. k4v4:128:32768; both HEADS), and
 //                                 builds only their presets' caches
 //              [--bench-only]     skips the small checks (for a profiler)
+//              [--rotate-rows 8]  the rotation with 8 query rows a program
+//                                 (R read once for 8; default 1)
 //   tq-gpu --list       prints "<build> <tilec compile arguments>" per line
 //
 //===----------------------------------------------------------------------===//
@@ -65,8 +67,13 @@ using test::Dtype;
 
 namespace {
 
-std::string rotateBuild(const TqCase &c) {
-  return "turboquant_rotate." + std::string(test::name(c.dtype)) + ".d" + std::to_string(c.d);
+/// The rotation's builds: 1 query row a program (the default) and 8
+/// (--rotate-rows 8: R read once for 8 rows).
+constexpr int64_t kRotateRows[] = {1, 8};
+
+std::string rotateBuild(const TqCase &c, int64_t queryRows) {
+  return "turboquant_rotate." + std::string(test::name(c.dtype)) + ".d" + std::to_string(c.d) +
+         (queryRows > 1 ? ".r" + std::to_string(queryRows) : "");
 }
 
 /// Stage 1's formulations (its MMA parameter): the suffix of their builds
@@ -104,14 +111,18 @@ std::string stage2Build(const TqCase &c) {
          std::to_string(c.d);
 }
 
-/// The builds a case runs, in launch order: (name, tilec compile arguments).
-/// Every buffer is its own allocation, so every pointer is 16-byte aligned.
+/// The builds a case can run, in launch order (the rotation once for each
+/// of kRotateRows): (name, tilec compile arguments). Every buffer is its own
+/// allocation, so every pointer is 16-byte aligned.
 std::vector<std::pair<std::string, std::string>> buildsOf(const TqCase &c, int mma) {
   std::string t = std::string(test::name(c.dtype)), d = " -D D=" + std::to_string(c.d);
   std::vector<std::pair<std::string, std::string>> builds;
-  if (rotates(c))
-    builds.push_back({rotateBuild(c), "--kernel turboquant_rotate -D T=" + t + d +
-                                          " --assume q=16 --assume r=16 --assume qf=16"});
+  for (int64_t qr : kRotateRows)
+    if (rotates(c))
+      builds.push_back({rotateBuild(c, qr), "--kernel turboquant_rotate -D T=" + t + d +
+                                                " -D QR=" + std::to_string(qr) +
+                                                " -D RB=" + std::to_string(rotateRowBlock(qr)) +
+                                                " --assume q=16 --assume r=16 --assume qf=16"});
   builds.push_back({stage1Build(c, mma),
                     "--kernel turboquant_decode_stage1" + d + " -D KBITS=" +
                         std::to_string(c.kbits) + " -D VBITS=" + std::to_string(c.vbits) +
@@ -186,6 +197,8 @@ std::vector<std::pair<std::string, std::string>> allBuilds() {
 struct Builds {
   std::map<std::string, test::Variant> variants;
   test::GpuRunner *runner;
+  /// The rotation's QR (--rotate-rows).
+  int64_t rotateRows = 1;
 
   test::Variant &at(const std::string &name) { return variants.at(name); }
 
@@ -198,8 +211,8 @@ struct Builds {
   }
 
   TqKernels kernels(const TqCase &c, int mma) {
-    return {rotates(c) ? kernel(rotateBuild(c)) : TqKernel{}, kernel(stage1Build(c, mma)),
-            kernel(stage2Build(c))};
+    return {rotates(c) ? kernel(rotateBuild(c, rotateRows)) : TqKernel{},
+            kernel(stage1Build(c, mma)), kernel(stage2Build(c)), rotateRows};
   }
 };
 
@@ -372,7 +385,7 @@ std::string benchShape(cuda::Driver &driver, Builds &builds, const std::shared_p
   DeviceProblem dp(driver, p, deviceCache);
   std::vector<std::pair<std::string, KernelLaunch>> steps;
   if (rotates(c))
-    steps.push_back({rotateBuild(c), p.rotate()});
+    steps.push_back({rotateBuild(c, builds.rotateRows), p.rotate(builds.rotateRows)});
   steps.push_back({stage1Build(c, mma), p.stage1()});
   steps.push_back({stage2Build(c), p.stage2()});
   for (const auto &[name, launch] : steps)
@@ -533,11 +546,12 @@ bool parseInt(const char *text, int64_t lo, int64_t hi, int64_t &value) {
 int main(int argc, char **argv) {
   const char *usage =
       "usage: tq-gpu DIR [--check-only] [--programs-per-sm N] [--formulation K]\n"
-      "                  [--shape PRESET:B:SEQ_LEN[,...]] [--bench-only] | --list\n";
+      "                  [--shape PRESET:B:SEQ_LEN[,...]] [--bench-only] [--rotate-rows 1|8]\n"
+      "              | --list\n";
   bool checkOnly = false, benchOnly = false;
   std::vector<std::string> shapes;
   std::string shapeError;
-  int64_t perSm = 0, only = -1;
+  int64_t perSm = 0, only = -1, rotateRows = 1;
   bool ok = argc >= 2;
   for (int i = 2; ok && i < argc; ++i) {
     std::string arg = argv[i];
@@ -551,6 +565,10 @@ int main(int argc, char **argv) {
       ok = parseShapes(argv[++i], shapes, shapeError);
     else if (arg == "--bench-only")
       benchOnly = true;
+    else if (arg == "--rotate-rows" && i + 1 < argc)
+      ok = parseInt(argv[++i], 1, 8, rotateRows) &&
+           std::find(std::begin(kRotateRows), std::end(kRotateRows), rotateRows) !=
+               std::end(kRotateRows);
     else
       ok = false;
   }
@@ -575,7 +593,7 @@ int main(int argc, char **argv) {
   std::printf("device: %s (sm_%d, %d SMs)\n", driver->deviceName().c_str(),
               driver->computeCapability(), driver->multiprocessors());
   test::GpuRunner runner(*driver);
-  Builds builds{{}, &runner};
+  Builds builds{{}, &runner, rotateRows};
   for (const auto &[name, args] : allBuilds()) {
     test::Variant v;
     std::string err = test::readVariant(dir + "/" + name + ".ptx", v);
