@@ -109,6 +109,8 @@ int64_t mlir::tileir::sharedScratchBytes(Operation *op) {
     return stages.getBytes();
   if (auto gather = dyn_cast<GatherOp>(op))
     return gather.getTable().getType().getNumElements() * sharedElementBytes(gather.getType());
+  if (isa<AtomicAddOp>(op))
+    return 4; // the old value, from the thread that adds to the others
   if (auto reduce = dyn_cast<ReduceOp>(op)) {
     auto type = reduce.getSrc().getType();
     auto [first, count] = dimensionBits(type.getShape(), int32_t(reduce.getAxis()));

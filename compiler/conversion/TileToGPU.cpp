@@ -393,6 +393,44 @@ struct StoreLowering : GPUPattern<StoreOp> {
   }
 };
 
+/// One add per program: after a barrier (every thread's earlier stores come
+/// first), thread 0 adds, acquire-release at device scope, and leaves the
+/// old value in shared memory; after a second barrier every thread reads it
+/// (and its later loads come after the add).
+struct AtomicAddLowering : GPUPattern<AtomicAddOp> {
+  using GPUPattern::GPUPattern;
+  LogicalResult matchAndRewrite(AtomicAddOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    const GPUTargetInfo &target = lowering.target;
+    Value slot = sharedAddress(rewriter, loc, target, op, i32Const(rewriter, loc, 0));
+    target.barrier(rewriter, loc);
+    Value leader = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
+                                         target.threadId(rewriter, loc), i32Const(rewriter, loc, 0));
+    guarded(
+        rewriter, loc, leader, TypeRange(),
+        [&](OpBuilder &b) {
+          Type globalPtr =
+              LLVM::LLVMPointerType::get(b.getContext(), target.globalAddressSpace());
+          Value ptr = LLVM::IntToPtrOp::create(b, loc, globalPtr, adaptor.getPtr());
+          // Fences around a relaxed add: LLVM 22's NVPTX backend emits a
+          // relaxed atom for an acq_rel atomicrmw (../shared/notes/toolchain.md).
+          LLVM::FenceOp::create(b, loc, LLVM::AtomicOrdering::release, target.deviceScope());
+          Value old = LLVM::AtomicRMWOp::create(b, loc, LLVM::AtomicBinOp::add, ptr,
+                                                adaptor.getValue(),
+                                                LLVM::AtomicOrdering::monotonic,
+                                                target.deviceScope());
+          LLVM::FenceOp::create(b, loc, LLVM::AtomicOrdering::acquire, target.deviceScope());
+          LLVM::StoreOp::create(b, loc, old, slot);
+          return SmallVector<Value>();
+        },
+        [](OpBuilder &) { return SmallVector<Value>(); });
+    target.barrier(rewriter, loc);
+    rewriter.replaceOp(op, LLVM::LoadOp::create(rewriter, loc, rewriter.getI32Type(), slot));
+    return success();
+  }
+};
+
 /// arith and math ops on tiles: the same op on per-thread vectors.
 struct ElementwiseLowering : ConversionPattern {
   ElementwiseLowering(const TypeConverter &tc, MLIRContext *ctx)
@@ -490,7 +528,7 @@ struct ConvertTileToGPU : mlir::tileir::impl::ConvertTileToGPUBase<ConvertTileTo
     RewritePatternSet patterns(mctx);
     patterns.add<ProgramIdLowering, NumProgramsLowering, RangeLowering, SplatLowering,
                  AddPtrLowering, PtrCastLowering, LoadLowering, StoreLowering, StageBufferLowering,
-               AsyncCopyLowering, AsyncCommitLowering, AsyncWaitLowering,
+               AsyncCopyLowering, AsyncCommitLowering, AsyncWaitLowering, AtomicAddLowering,
                StageReadLowering>(
         converter, mctx, lowering);
     populateLayoutPatterns(converter, patterns, lowering);

@@ -288,6 +288,32 @@ struct StoreLowering : OpConversionPattern<StoreOp> {
   }
 };
 
+/// llvm.atomicrmw reads and writes through its pointer.
+struct AtomicRMWEffects
+    : public MemoryEffectOpInterface::ExternalModel<AtomicRMWEffects, LLVM::AtomicRMWOp> {
+  void getEffects(Operation *op,
+                  SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &effects)
+      const {
+    OpOperand &ptr = cast<LLVM::AtomicRMWOp>(op).getPtrMutable();
+    effects.emplace_back(MemoryEffects::Read::get(), &ptr);
+    effects.emplace_back(MemoryEffects::Write::get(), &ptr);
+  }
+};
+
+/// A host program is one thread: one sequentially consistent add (programs
+/// run on several threads at once).
+struct AtomicAddLowering : OpConversionPattern<AtomicAddOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(AtomicAddOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    rewriter.replaceOpWithNewOp<LLVM::AtomicRMWOp>(
+        op, LLVM::AtomicBinOp::add, toLLVMPtr(rewriter, loc, adaptor.getPtr()),
+        adaptor.getValue(), LLVM::AtomicOrdering::seq_cst);
+    return success();
+  }
+};
+
 struct ReduceLowering : OpConversionPattern<ReduceOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(ReduceOp op, OpAdaptor adaptor,
@@ -455,7 +481,8 @@ struct ConvertTileToHost : mlir::tileir::impl::ConvertTileToHostBase<ConvertTile
     patterns.add<DotLowering, TransLowering, GatherLowering, PtrCastLowering, ReshapeLowering>(
         converter, ctx);
     patterns.add<RangeLowering, SplatLowering, BroadcastLowering, ExpandDimsLowering,
-                 AddPtrLowering, LoadLowering, StoreLowering, ReduceLowering, SelectLowering>(
+                 AddPtrLowering, LoadLowering, StoreLowering, ReduceLowering, SelectLowering,
+                 AtomicAddLowering>(
         converter, ctx);
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns, converter);
     scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns, target);
@@ -465,3 +492,9 @@ struct ConvertTileToHost : mlir::tileir::impl::ConvertTileToHostBase<ConvertTile
 };
 
 } // namespace
+
+void mlir::tileir::registerHostAtomicEffects(DialectRegistry &registry) {
+  registry.addExtension(+[](MLIRContext *ctx, LLVM::LLVMDialect *) {
+    LLVM::AtomicRMWOp::attachInterface<AtomicRMWEffects>(*ctx);
+  });
+}

@@ -513,6 +513,29 @@ std::optional<Val> MLIRGen::genBuiltin(const CallExpr &call, bool &handled) {
                                                            indices->value),
                             table->isUnsigned);
   }
+  if (name == "atomic_add") {
+    if (!args.expect(2, 2, {}))
+      return std::nullopt;
+    auto vals = genArgs(call);
+    if (!vals)
+      return std::nullopt;
+    Val &ptr = (*vals)[0];
+    auto ptrType = ptr.isRuntime() ? llvm::dyn_cast<mlir::tileir::PointerType>(ptr.value.getType())
+                                   : mlir::tileir::PointerType();
+    if (!ptrType || !ptrType.getPointee().isInteger(32))
+      return error(call.args[0]->getLoc(),
+                   "atomic_add needs one ptr<i32> (not a tile), got " + describe(ptr)),
+             std::nullopt;
+    auto value = materialize(call.args[1]->getLoc(), (*vals)[1], builder.getI32Type(), false);
+    if (!value)
+      return std::nullopt;
+    if (!value->value.getType().isInteger(32))
+      return error(call.args[1]->getLoc(),
+                   "atomic_add adds one i32 (not a tile), got " + describe((*vals)[1])),
+             std::nullopt;
+    return Val::makeRuntime(mlir::tileir::AtomicAddOp::create(builder, loc(l), builder.getI32Type(),
+                                                            ptr.value, value->value));
+  }
   if (name == "store") {
     if (!genStore(call))
       return std::nullopt;

@@ -45,6 +45,7 @@ using namespace tile;
 std::unique_ptr<mlir::MLIRContext> tile::createContext() {
   mlir::DialectRegistry registry;
   mlir::tileir::registerTileDialects(registry);
+  mlir::tileir::registerHostAtomicEffects(registry);
   registry.insert<mlir::bufferization::BufferizationDialect, mlir::cf::ControlFlowDialect,
                   mlir::linalg::LinalgDialect, mlir::LLVM::LLVMDialect,
                   mlir::memref::MemRefDialect, mlir::tensor::TensorDialect,

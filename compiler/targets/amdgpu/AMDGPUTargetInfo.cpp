@@ -100,6 +100,7 @@ public:
     ROCDL::SBarrierOp::create(b, loc);
     LLVM::FenceOp::create(b, loc, LLVM::AtomicOrdering::acquire, "workgroup");
   }
+  StringRef deviceScope() const override { return "agent"; }
   // dot on MFMA (f32 accumulate, wave64): 16x16x16 for f16
   // (v_mfma_f32_16x16x16f16) and bf16 (..bf16_1k), 16x16x32 for fp8 on
   // gfx942/gfx950 (v_mfma_f32_16x16x32_{fp8_fp8,bf8_bf8}: fnuz on gfx942, OCP

@@ -77,6 +77,7 @@ public:
                    "=r,r");
   }
   void barrier(OpBuilder &b, Location loc) const override { NVVM::Barrier0Op::create(b, loc); }
+  StringRef deviceScope() const override { return "device"; }
   // dot on sm_90a: wgmma where it fits (NVPTXMatrix.h), else, and on the
   // other chips, mma.sync: m16n8k16 for f16/bf16 and m16n8k32 for fp8 (sm_89+),
   // f32 accumulate, warps tiling the result rows first. Fragments (PTX ISA,

@@ -110,6 +110,13 @@ LogicalResult StoreOp::verify() {
   return verifyAccess(*this, getPtr().getType(), getValue().getType(), getMask());
 }
 
+LogicalResult AtomicAddOp::verify() {
+  Type pointee = cast<PointerType>(getPtr().getType()).getPointee();
+  if (!pointee.isInteger(32))
+    return emitOpError() << "adds to i32, not " << pointee;
+  return success();
+}
+
 LogicalResult ReduceOp::verify() {
   auto srcType = getSrc().getType();
   int64_t axis = int32_t(getAxis());

@@ -396,3 +396,13 @@ func.func @ptr_cast_shape(%p: tensor<4x!tile.ptr<i8>>) -> tensor<8x!tile.ptr<f16
   %0 = tile.ptr_cast %p : tensor<4x!tile.ptr<i8>> -> tensor<8x!tile.ptr<f16>>
   return %0 : tensor<8x!tile.ptr<f16>>
 }
+
+// -----
+
+//===- tile.atomic_add ------------------------------------------------------===//
+
+func.func @atomic_add_pointee(%p: !tile.ptr<f32>, %v: i32) -> i32 {
+  // expected-error @+1 {{'tile.atomic_add' op adds to i32, not 'f32'}}
+  %0 = tile.atomic_add %p, %v : !tile.ptr<f32>
+  return %0 : i32
+}

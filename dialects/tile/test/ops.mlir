@@ -127,3 +127,10 @@ func.func @lookups(%table: tensor<16xf32>, %codes: tensor<4x8xi32>, %p: tensor<4
   %2 = tile.ptr_cast %p : tensor<4x!tile.ptr<i8>> -> tensor<4x!tile.ptr<f16>>
   return %0, %1, %2 : tensor<4x8xf32>, tensor<32xi32>, tensor<4x!tile.ptr<f16>>
 }
+
+// CHECK-LABEL: func.func @atomic_add
+func.func @atomic_add(%p: !tile.ptr<i32>, %v: i32) -> i32 {
+  // CHECK: %{{.*}} = tile.atomic_add %{{.*}}, %{{.*}} : !tile.ptr<i32>
+  %0 = tile.atomic_add %p, %v : !tile.ptr<i32>
+  return %0 : i32
+}

@@ -65,6 +65,9 @@ public:
   }
   /// Synchronises the threads of a workgroup (and orders shared memory).
   virtual void barrier(OpBuilder &b, Location loc) const = 0;
+  /// LLVM's synchronisation scope of the whole device (NVPTX "device",
+  /// AMDGPU "agent"), for atomics that order programs' memory.
+  virtual StringRef deviceScope() const = 0;
   /// Layouts for dot(a: [m, k], b: [k, n]) of `elem` over `numWarps` warps;
   /// "" or why the target's matrix instructions cannot do it.
   virtual std::string dotLayouts(MLIRContext *ctx, Type elem, int64_t m, int64_t n, int64_t k,

@@ -27,6 +27,10 @@ namespace tileir {
 /// The dialects that tile IR uses (tile, arith, math, scf, func).
 void registerTileDialects(DialectRegistry &registry);
 
+/// Memory effects for llvm.atomicrmw (which declares none in MLIR 22), so
+/// that buffer deallocation accepts the host lowering of tile.atomic_add.
+void registerHostAtomicEffects(DialectRegistry &registry);
+
 } // namespace tileir
 } // namespace mlir
 

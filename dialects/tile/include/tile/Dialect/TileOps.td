@@ -108,6 +108,21 @@ def Tile_StoreOp : Tile_Op<"store", [MemoryEffects<[MemWrite]>]> {
   let hasVerifier = 1;
 }
 
+def Tile_AtomicAddOp : Tile_Op<"atomic_add", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "add to an i32 in global memory once per program, returning the old value";
+  let description = [{
+    One read-modify-write per program (not per thread), at device scope,
+    acquire-release: it comes after every store the program made before it
+    and before every load it makes after it, so the program that sees the
+    increments of others sees what they stored before them. Every thread
+    of the program gets the old value.
+  }];
+  let arguments = (ins Tile_Ptr:$ptr, I32:$value);
+  let results = (outs I32:$result);
+  let assemblyFormat = "$ptr `,` $value attr-dict `:` type($ptr)";
+  let hasVerifier = 1;
+}
+
 def Tile_ReduceOp : Tile_Op<"reduce", [Pure, SameOperandsAndResultElementType]> {
   let summary = "reduce a tile along one axis (sum, max or min)";
   let description = [{
