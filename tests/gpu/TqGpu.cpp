@@ -48,6 +48,8 @@
 //              [--bench-only]     skips the small checks (for a profiler)
 //              [--rotate-rows 8]  the rotation with 8 query rows a program
 //                                 (R read once for 8; default 1)
+//              [--fused]          formulation 2 with stage 2 fused into stage 1
+//                                 (the last program of a head group merges)
 //   tq-gpu --list       prints "<build> <tilec compile arguments>" per line
 //
 //===----------------------------------------------------------------------===//
@@ -100,10 +102,13 @@ std::string formulationArgs(int mma, int kbits) {
 /// warps).
 int formulationWarps(int mma) { return mma == 2 ? 1 : 4; }
 
-std::string stage1Build(const TqCase &c, int mma) {
+/// Stage 1's build; `fused` (formulation 2 only, --fused): the build that
+/// merges the splits itself (FUSED, o in the case's dtype), no stage 2.
+std::string stage1Build(const TqCase &c, int mma, bool fused = false) {
+  std::string t = test::name(c.dtype);
   return "turboquant_decode_stage1.d" + std::to_string(c.d) + "." + presetName(c.kbits, c.vbits) +
-         (rotates(c) ? "" : "." + std::string(test::name(c.dtype))) + ".h" +
-         std::to_string(c.headsPerProgram) + formulationSuffix(mma);
+         (rotates(c) ? "" : "." + t) + ".h" + std::to_string(c.headsPerProgram) +
+         formulationSuffix(mma) + (fused ? (rotates(c) ? ".fused." + t : ".fused") : "");
 }
 
 std::string stage2Build(const TqCase &c) {
@@ -123,13 +128,15 @@ std::vector<std::pair<std::string, std::string>> buildsOf(const TqCase &c, int m
                                                 " -D QR=" + std::to_string(qr) +
                                                 " -D RB=" + std::to_string(rotateRowBlock(qr)) +
                                                 " --assume q=16 --assume r=16 --assume qf=16"});
-  builds.push_back({stage1Build(c, mma),
-                    "--kernel turboquant_decode_stage1" + d + " -D KBITS=" +
-                        std::to_string(c.kbits) + " -D VBITS=" + std::to_string(c.vbits) +
-                        " -D HEADS=" + std::to_string(c.headsPerProgram) +
-                        formulationArgs(mma, c.kbits) + (rotates(c) ? "" : " -D QT=" + t) +
-                        " --assume q=16 --assume kv_cache=16 --assume codebook=16"
-                        " --assume mid_o=16"});
+  std::string stage1 = "--kernel turboquant_decode_stage1" + d + " -D KBITS=" +
+                       std::to_string(c.kbits) + " -D VBITS=" + std::to_string(c.vbits) +
+                       " -D HEADS=" + std::to_string(c.headsPerProgram) +
+                       formulationArgs(mma, c.kbits) + (rotates(c) ? "" : " -D QT=" + t) +
+                       " --assume q=16 --assume kv_cache=16 --assume codebook=16"
+                       " --assume mid_o=16";
+  builds.push_back({stage1Build(c, mma), stage1});
+  if (mma == 2)
+    builds.push_back({stage1Build(c, mma, true), stage1 + " -D T=" + t + " -D FUSED=true"});
   builds.push_back({stage2Build(c), "--kernel turboquant_decode_stage2 -D T=" + t + d +
                                         " --assume mid_o=16 --assume o=16"});
   return builds;
@@ -199,6 +206,11 @@ struct Builds {
   test::GpuRunner *runner;
   /// The rotation's QR (--rotate-rows).
   int64_t rotateRows = 1;
+  /// Formulation 2 with stage 2 fused into stage 1 (--fused).
+  bool fused = false;
+
+  bool fuses(int mma) const { return fused && mma == 2; }
+  std::string stage1(const TqCase &c, int mma) const { return stage1Build(c, mma, fuses(mma)); }
 
   test::Variant &at(const std::string &name) { return variants.at(name); }
 
@@ -212,7 +224,7 @@ struct Builds {
 
   TqKernels kernels(const TqCase &c, int mma) {
     return {rotates(c) ? kernel(rotateBuild(c, rotateRows)) : TqKernel{},
-            kernel(stage1Build(c, mma)), kernel(stage2Build(c)), rotateRows};
+            kernel(stage1(c, mma)), kernel(stage2Build(c)), rotateRows, fuses(mma)};
   }
 };
 
@@ -306,6 +318,9 @@ public:
       err = driver.copyToHost(p.o.data(), device.at(p.o.data()), p.o.size());
     if (err.empty())
       err = driver.copyToHost(p.lse.data(), device.at(p.lse.data()), p.lse.size() * 4);
+    if (err.empty() && device.count(p.arrivals.data()))
+      err = driver.copyToHost(p.arrivals.data(), device.at(p.arrivals.data()),
+                              p.arrivals.size() * 4);
     return err;
   }
 
@@ -386,12 +401,13 @@ std::string benchShape(cuda::Driver &driver, Builds &builds, const std::shared_p
   std::vector<std::pair<std::string, KernelLaunch>> steps;
   if (rotates(c))
     steps.push_back({rotateBuild(c, builds.rotateRows), p.rotate(builds.rotateRows)});
-  steps.push_back({stage1Build(c, mma), p.stage1()});
-  steps.push_back({stage2Build(c), p.stage2()});
+  size_t stage1 = steps.size();
+  steps.push_back({builds.stage1(c, mma), p.stage1()});
+  if (!builds.fuses(mma))
+    steps.push_back({stage2Build(c), p.stage2()});
   for (const auto &[name, launch] : steps)
     if (std::string err = dp.prepare(builds.at(name), launch); !err.empty())
       return name + ": " + err;
-  size_t stage1 = steps.size() - 2;
   std::string err = dp.launch(0, steps.size());
   if (err.empty())
     err = dp.download();
@@ -411,7 +427,7 @@ std::string benchShape(cuda::Driver &driver, Builds &builds, const std::shared_p
   if (err.empty())
     err = timeMedian(
         driver, flush, flushBytes, [&] { return dp.launch(stage1, stage1 + 1); }, row.stage1Ms);
-  if (err.empty())
+  if (err.empty() && stage1 + 1 < steps.size()) // stage 2 (0 when fused)
     err = timeMedian(
         driver, flush, flushBytes, [&] { return dp.launch(stage1 + 1, stage1 + 2); },
         row.stage2Ms);
@@ -504,7 +520,7 @@ int runBench(cuda::Driver &driver, Builds &builds, bool checkOnly, int64_t perSm
           for (int mma = 0; mma < kFormulations; ++mma) {
             if (only >= 0 && mma != only)
               continue;
-            BenchRow row{name, b, seqLen, heads, 0, mma, stage1Build(c, mma)};
+            BenchRow row{name, b, seqLen, heads, 0, mma, builds.stage1(c, mma)};
             test::Variant &s1 = builds.at(row.stage1);
             err = driver.residency(s1.function, s1.threads, 0, row.perSM, row.registers);
             // Splits: by waves of the programs the SMs hold, or the anchor's rule
@@ -547,11 +563,13 @@ int main(int argc, char **argv) {
   const char *usage =
       "usage: tq-gpu DIR [--check-only] [--programs-per-sm N] [--formulation K]\n"
       "                  [--shape PRESET:B:SEQ_LEN[,...]] [--bench-only] [--rotate-rows 1|8]\n"
+      "                  [--fused]\n"
       "              | --list\n";
   bool checkOnly = false, benchOnly = false;
   std::vector<std::string> shapes;
   std::string shapeError;
   int64_t perSm = 0, only = -1, rotateRows = 1;
+  bool fused = false;
   bool ok = argc >= 2;
   for (int i = 2; ok && i < argc; ++i) {
     std::string arg = argv[i];
@@ -565,6 +583,8 @@ int main(int argc, char **argv) {
       ok = parseShapes(argv[++i], shapes, shapeError);
     else if (arg == "--bench-only")
       benchOnly = true;
+    else if (arg == "--fused")
+      fused = true;
     else if (arg == "--rotate-rows" && i + 1 < argc)
       ok = parseInt(argv[++i], 1, 8, rotateRows) &&
            std::find(std::begin(kRotateRows), std::end(kRotateRows), rotateRows) !=
@@ -593,7 +613,7 @@ int main(int argc, char **argv) {
   std::printf("device: %s (sm_%d, %d SMs)\n", driver->deviceName().c_str(),
               driver->computeCapability(), driver->multiprocessors());
   test::GpuRunner runner(*driver);
-  Builds builds{{}, &runner, rotateRows};
+  Builds builds{{}, &runner, rotateRows, fused};
   for (const auto &[name, args] : allBuilds()) {
     test::Variant v;
     std::string err = test::readVariant(dir + "/" + name + ".ptx", v);
