@@ -35,12 +35,17 @@ public:
 
 int64_t byteWidth(Type t) { return std::max<int64_t>(1, t.getIntOrFloatBitWidth() / 8); }
 
+/// The global-memory pointer of an address (i64).
+Value globalPointer(OpBuilder &b, Location loc, const GPUTargetInfo &target, Value address) {
+  Type ptrType = LLVM::LLVMPointerType::get(b.getContext(), target.globalAddressSpace());
+  return LLVM::IntToPtrOp::create(b, loc, ptrType, address);
+}
+
 /// Loads `count` elements of `elem` from global address `address`.
 SmallVector<Value> loadRun(OpBuilder &b, Location loc, const GPUTargetInfo &target, Type elem,
                            int64_t count, Value address) {
   int64_t bytes = count * byteWidth(elem);
-  Type ptrType = LLVM::LLVMPointerType::get(b.getContext(), target.globalAddressSpace());
-  Value ptr = LLVM::IntToPtrOp::create(b, loc, ptrType, address);
+  Value ptr = globalPointer(b, loc, target, address);
   int64_t wordBytes = std::min<int64_t>(bytes, 4);
   Type word = b.getIntegerType(wordBytes * 8);
   Type loadType = bytes == wordBytes ? word : VectorType::get({bytes / wordBytes}, word);
@@ -57,9 +62,8 @@ void storeRun(OpBuilder &b, Location loc, const GPUTargetInfo &target, ArrayRef<
   Type storeType = bytes == wordBytes ? word : VectorType::get({bytes / wordBytes}, word);
   if (packed.getType() != storeType)
     packed = LLVM::BitcastOp::create(b, loc, storeType, packed);
-  Type ptrType = LLVM::LLVMPointerType::get(b.getContext(), target.globalAddressSpace());
-  Value ptr = LLVM::IntToPtrOp::create(b, loc, ptrType, address);
-  LLVM::StoreOp::create(b, loc, packed, ptr, /*alignment=*/bytes);
+  LLVM::StoreOp::create(b, loc, packed, globalPointer(b, loc, target, address),
+                        /*alignment=*/bytes);
 }
 
 /// Elements per vectorised access: bounded by the layout's runs of
@@ -229,13 +233,12 @@ struct AsyncCopyLowering : GPUPattern<AsyncCopyOp> {
       masks = unpack(rewriter, loc, adaptor.getMask());
     Value always = arith::ConstantOp::create(rewriter, loc, rewriter.getBoolAttr(true));
     Value base = threadIndex(rewriter, loc, target, layout);
-    Type globalPtr = LLVM::LLVMPointerType::get(rewriter.getContext(), target.globalAddressSpace());
     for (int64_t r = 0; r < layout.getNumRegisters(); r += width) {
       Value index = arith::OrIOp::create(rewriter, loc, base,
                                          i32Const(rewriter, loc, layout.registerIndex(r)));
       Value dst = stageAddress(rewriter, loc, target, op, op.getBuffer(), adaptor.getStage(),
                                tileType.getNumElements() * eb, index, eb);
-      Value src = LLVM::IntToPtrOp::create(rewriter, loc, globalPtr, ptrs[r]);
+      Value src = globalPointer(rewriter, loc, target, ptrs[r]);
       Value pred = masks.empty() ? always : masks[r];
       if (target.asyncCopy(rewriter, loc, dst, src, width * eb, pred))
         continue;
@@ -410,9 +413,7 @@ struct AtomicAddLowering : GPUPattern<AtomicAddOp> {
     guarded(
         rewriter, loc, leader, TypeRange(),
         [&](OpBuilder &b) {
-          Type globalPtr =
-              LLVM::LLVMPointerType::get(b.getContext(), target.globalAddressSpace());
-          Value ptr = LLVM::IntToPtrOp::create(b, loc, globalPtr, adaptor.getPtr());
+          Value ptr = globalPointer(b, loc, target, adaptor.getPtr());
           // Fences around a relaxed add: LLVM 22's NVPTX backend emits a
           // relaxed atom for an acq_rel atomicrmw (../shared/notes/toolchain.md).
           LLVM::FenceOp::create(b, loc, LLVM::AtomicOrdering::release, target.deviceScope());
