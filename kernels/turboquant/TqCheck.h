@@ -98,12 +98,8 @@ struct TqProblem {
   std::vector<uint8_t> q, o;
   std::vector<float> qf, midO, midLse, lse;
   std::vector<int32_t> blockTable, seqLens;
-  /// A fused stage 1's arrival counts, [B, Hq / HEADS], 0 before a launch
-  /// and after it.
-  std::vector<int32_t> arrivals;
 
-  /// turboquant_rotate built with QR = queryRows.
-  KernelLaunch rotate(int64_t queryRows) const;
+  KernelLaunch rotate() const;
   KernelLaunch stage1() const;
   KernelLaunch stage2() const;
   /// The cache bytes of the slots the kernel must read plus the block table
@@ -138,21 +134,13 @@ struct TqKernel {
   norms::Launcher launch;
 };
 
-/// rotate is not used (and may be empty) where the case does not rotate;
-/// rotateRows is its QR (query rows a program). A fused stage 1 (FUSED)
-/// merges the splits itself: stage2 is not used then.
+/// rotate is not used (and may be empty) where the case does not rotate.
 struct TqKernels {
   TqKernel rotate, stage1, stage2;
-  int64_t rotateRows = 1;
-  bool fused = false;
 };
 
-/// turboquant_rotate's RB (rows of R a step) for QR query rows a program:
-/// QR * RB = 32 products of D terms a step.
-inline int64_t rotateRowBlock(int64_t queryRows) { return 32 / queryRows; }
-
-/// Runs rotate (where the case rotates), stage 1 and stage 2 (unless stage 1
-/// is fused) on `p`; returns "" or the first error.
+/// Runs rotate (where the case rotates), stage 1 and stage 2 on `p`; returns
+/// "" or the first error.
 std::string runKernels(const TqKernels &k, TqProblem &p);
 
 /// Makes, runs and checks a case.

@@ -289,21 +289,13 @@ public:
   explicit HostBuilds(std::string source) : source(std::move(source)) {}
 
   /// The three kernels for case `c` with stage 1's BLOCK_T = blockT, MMA =
-  /// mma, MIN_N = minN and FUSED = fused, and the rotation's QR =
-  /// rotateRows; "" or the compile error.
-  std::string get(const TqCase &c, int blockT, int mma, TqKernels &out, int minN = 8,
-                  int64_t rotateRows = 1, bool fused = false) {
+  /// mma and MIN_N = minN; "" or the compile error.
+  std::string get(const TqCase &c, int blockT, int mma, TqKernels &out, int minN = 8) {
     std::string t = test::name(c.dtype), d = std::to_string(c.d);
     std::string kb = std::to_string(c.kbits), vb = std::to_string(c.vbits);
     std::string err;
     if (rotates(c))
-      out.rotate = kernel("turboquant_rotate",
-                          {{"T", t},
-                           {"D", d},
-                           {"QR", std::to_string(rotateRows)},
-                           {"RB", std::to_string(rotateRowBlock(rotateRows))}},
-                          err);
-    out.rotateRows = rotateRows;
+      out.rotate = kernel("turboquant_rotate", {{"T", t}, {"D", d}}, err);
     out.stage1 = kernel("turboquant_decode_stage1",
                         {{"D", d},
                          {"KBITS", kb},
@@ -312,11 +304,8 @@ public:
                          {"BLOCK_T", std::to_string(blockT)},
                          {"MMA", std::to_string(mma)},
                          {"MIN_N", std::to_string(minN)},
-                         {"QT", rotates(c) ? "f32" : t},
-                         {"T", t},
-                         {"FUSED", fused ? "true" : "false"}},
+                         {"QT", rotates(c) ? "f32" : t}},
                         err);
-    out.fused = fused;
     out.stage2 = kernel("turboquant_decode_stage2", {{"T", t}, {"D", d}}, err);
     return err;
   }
@@ -407,25 +396,17 @@ TEST(TurboQuantHostTest, KernelsMatchTheReference) {
   HostBuilds builds(source);
   // Stage 1's formulations; MMA = 2 also as AMD builds it (MIN_N = 16, MFMA's
   // N: the value codes as 1024 + c, not as f16 subnormals, which MI200's
-  // MFMA flushes). The rotation takes 1 query row a program in the first two
-  // passes and 8 in the others (the last program of a batch whose B * Hq is
-  // not a multiple of 8 masks the rows past its end). The last pass fuses
-  // stage 2 into stage 1 (FUSED: the last program of a head group merges).
-  struct Form {
-    int mma, minN;
-    bool fused;
-  };
-  const Form forms[] = {{0, 8, false}, {1, 8, false}, {2, 8, false}, {2, 16, false}, {2, 8, true}};
-  double worst[5] = {0, 0, 0, 0, 0};
-  for (int f = 0; f < 5; ++f) {
-    auto [mma, minN, fused] = forms[f];
+  // MFMA flushes).
+  const std::pair<int, int> forms[] = {{0, 8}, {1, 8}, {2, 8}, {2, 16}};
+  double worst[4] = {0, 0, 0, 0};
+  for (int f = 0; f < 4; ++f) {
+    auto [mma, minN] = forms[f];
     uint64_t seed = 1000;
     for (const KernelCase &k : kernelCases()) {
       TqKernels kernels;
       std::string name = caseName(k.c) + " BLOCK_T=" + std::to_string(k.blockT) +
-                         " MMA=" + std::to_string(mma) + " MIN_N=" + std::to_string(minN) +
-                         (fused ? " FUSED" : "");
-      std::string err = builds.get(k.c, k.blockT, mma, kernels, minN, f < 2 ? 1 : 8, fused);
+                         " MMA=" + std::to_string(mma) + " MIN_N=" + std::to_string(minN);
+      std::string err = builds.get(k.c, k.blockT, mma, kernels, minN);
       ASSERT_TRUE(err.empty()) << name << ": " << err;
       TqResult r = runTqCase(kernels, k.c, seed++);
       EXPECT_TRUE(r.pass) << name << ": " << r.error << " (" << r.failures << " failures)";
@@ -433,9 +414,8 @@ TEST(TurboQuantHostTest, KernelsMatchTheReference) {
       std::printf("%-118s err/bound %.4f\n", name.c_str(), r.maxErrOverBound);
     }
   }
-  std::printf("largest err/bound: MMA=0 %.4f, MMA=1 %.4f, MMA=2 %.4f, MMA=2 MIN_N=16 %.4f, "
-              "MMA=2 FUSED %.4f\n",
-              worst[0], worst[1], worst[2], worst[3], worst[4]);
+  std::printf("largest err/bound: MMA=0 %.4f, MMA=1 %.4f, MMA=2 %.4f, MMA=2 MIN_N=16 %.4f\n",
+              worst[0], worst[1], worst[2], worst[3]);
 }
 
 TEST(TurboQuantHostTest, RoundTrip) {

@@ -3,7 +3,7 @@
 // Loads the PTX builds of the three TurboQuant kernels that `tilec compile`
 // wrote, one per set of compile-time parameters each kernel depends on:
 //
-//   DIR/turboquant_rotate.<T>.d<D>[.r8].ptx             (MSE keys only; .r8: QR = 8)
+//   DIR/turboquant_rotate.<T>.d<D>.ptx                  (MSE keys only)
 //   DIR/turboquant_decode_stage1.d<D>.k<KBITS>v<VBITS>[.<T>].h<HEADS>[.mma|.mma.tok].ptx
 //                                       (<T>: fp8 keys, whose stage 1 reads q)
 //   DIR/turboquant_decode_stage2.<T>.d<D>.ptx
@@ -15,7 +15,7 @@
 // hand-made register pipeline (`.mma`: -D MMA=1 -D BLOCK_T=32, which keeps
 // ptxas from spilling) and on the matrix units with tokens as M, one warp a
 // program and the codes loaded straight into the operand registers
-// (`.mma.tok`: -D MMA=2 --num-warps=1 -D BLOCK_T=16, 3-bit keys held to 144
+// (`.mma.tok`: -D MMA=2 --num-warps=1 -D BLOCK_T=16, 3-bit keys held to 152
 // registers and fp8 keys to 128; 3 or 4x the programs per SM).
 //
 // It checks at tier C (TqCheck) small ragged problems of every preset with
@@ -46,10 +46,6 @@
 //                                 only (e.g. k4v4:128:32768; both HEADS), and
 //                                 builds only their presets' caches
 //              [--bench-only]     skips the small checks (for a profiler)
-//              [--rotate-rows 8]  the rotation with 8 query rows a program
-//                                 (R read once for 8; default 1)
-//              [--fused]          formulation 2 with stage 2 fused into stage 1
-//                                 (the last program of a head group merges)
 //   tq-gpu --list       prints "<build> <tilec compile arguments>" per line
 //
 //===----------------------------------------------------------------------===//
@@ -69,13 +65,8 @@ using test::Dtype;
 
 namespace {
 
-/// The rotation's builds: 1 query row a program (the default) and 8
-/// (--rotate-rows 8: R read once for 8 rows).
-constexpr int64_t kRotateRows[] = {1, 8};
-
-std::string rotateBuild(const TqCase &c, int64_t queryRows) {
-  return "turboquant_rotate." + std::string(test::name(c.dtype)) + ".d" + std::to_string(c.d) +
-         (queryRows > 1 ? ".r" + std::to_string(queryRows) : "");
+std::string rotateBuild(const TqCase &c) {
+  return "turboquant_rotate." + std::string(test::name(c.dtype)) + ".d" + std::to_string(c.d);
 }
 
 /// Stage 1's formulations (its MMA parameter): the suffix of their builds
@@ -89,12 +80,12 @@ std::string formulationArgs(int mma, int kbits) {
   // 62, 74, 76, 77). A one-warp program's registers come from one scheduler's quarter of the
   // register file: up to 170 a thread hold 3 programs a scheduler, 128 hold 4. fp8 keys at
   // most 128 (124: 0.974-0.988x the time of 168 at four goal shapes, 1.007x at 128 x 32768);
-  // 3-bit keys at 144 (also 3 programs a scheduler, but as ptxas chooses, 168, they took 1.12x
-  // the time, run 77; 128 spills: 1.19-1.34x); 4-bit keys as ptxas chooses (168; 128 took
-  // 1.04-1.06x); BLOCK_T 32 1.02-1.44x.
+  // 3-bit keys at 152 (also 3 programs a scheduler: 0.983-0.995x the time of 144, run 78; as
+  // ptxas chooses, 168, they took 1.12x, run 77; 128 spills: 1.19-1.34x); 4-bit keys as ptxas
+  // chooses (168; 128 took 1.04-1.06x, 152 0.993-1.026x); BLOCK_T 32 1.02-1.44x.
   if (mma == 2)
     return std::string(" -D MMA=2 --num-warps=1 -D BLOCK_T=16") +
-           (kbits == 8 ? " --max-registers=128" : kbits == 3 ? " --max-registers=144" : "");
+           (kbits == 8 ? " --max-registers=128" : kbits == 3 ? " --max-registers=152" : "");
   return mma == 0 ? "" : " -D MMA=1 -D BLOCK_T=32";
 }
 /// Warps a program of each formulation runs: with --programs-per-sm N the
@@ -102,13 +93,10 @@ std::string formulationArgs(int mma, int kbits) {
 /// warps).
 int formulationWarps(int mma) { return mma == 2 ? 1 : 4; }
 
-/// Stage 1's build; `fused` (formulation 2 only, --fused): the build that
-/// merges the splits itself (FUSED, o in the case's dtype), no stage 2.
-std::string stage1Build(const TqCase &c, int mma, bool fused = false) {
-  std::string t = test::name(c.dtype);
+std::string stage1Build(const TqCase &c, int mma) {
   return "turboquant_decode_stage1.d" + std::to_string(c.d) + "." + presetName(c.kbits, c.vbits) +
-         (rotates(c) ? "" : "." + t) + ".h" + std::to_string(c.headsPerProgram) +
-         formulationSuffix(mma) + (fused ? (rotates(c) ? ".fused." + t : ".fused") : "");
+         (rotates(c) ? "" : "." + std::string(test::name(c.dtype))) + ".h" +
+         std::to_string(c.headsPerProgram) + formulationSuffix(mma);
 }
 
 std::string stage2Build(const TqCase &c) {
@@ -116,27 +104,21 @@ std::string stage2Build(const TqCase &c) {
          std::to_string(c.d);
 }
 
-/// The builds a case can run, in launch order (the rotation once for each
-/// of kRotateRows): (name, tilec compile arguments). Every buffer is its own
-/// allocation, so every pointer is 16-byte aligned.
+/// The builds a case runs, in launch order: (name, tilec compile arguments).
+/// Every buffer is its own allocation, so every pointer is 16-byte aligned.
 std::vector<std::pair<std::string, std::string>> buildsOf(const TqCase &c, int mma) {
   std::string t = std::string(test::name(c.dtype)), d = " -D D=" + std::to_string(c.d);
   std::vector<std::pair<std::string, std::string>> builds;
-  for (int64_t qr : kRotateRows)
-    if (rotates(c))
-      builds.push_back({rotateBuild(c, qr), "--kernel turboquant_rotate -D T=" + t + d +
-                                                " -D QR=" + std::to_string(qr) +
-                                                " -D RB=" + std::to_string(rotateRowBlock(qr)) +
-                                                " --assume q=16 --assume r=16 --assume qf=16"});
-  std::string stage1 = "--kernel turboquant_decode_stage1" + d + " -D KBITS=" +
-                       std::to_string(c.kbits) + " -D VBITS=" + std::to_string(c.vbits) +
-                       " -D HEADS=" + std::to_string(c.headsPerProgram) +
-                       formulationArgs(mma, c.kbits) + (rotates(c) ? "" : " -D QT=" + t) +
-                       " --assume q=16 --assume kv_cache=16 --assume codebook=16"
-                       " --assume mid_o=16";
-  builds.push_back({stage1Build(c, mma), stage1});
-  if (mma == 2)
-    builds.push_back({stage1Build(c, mma, true), stage1 + " -D T=" + t + " -D FUSED=true"});
+  if (rotates(c))
+    builds.push_back({rotateBuild(c), "--kernel turboquant_rotate -D T=" + t + d +
+                                          " --assume q=16 --assume r=16 --assume qf=16"});
+  builds.push_back({stage1Build(c, mma),
+                    "--kernel turboquant_decode_stage1" + d + " -D KBITS=" +
+                        std::to_string(c.kbits) + " -D VBITS=" + std::to_string(c.vbits) +
+                        " -D HEADS=" + std::to_string(c.headsPerProgram) +
+                        formulationArgs(mma, c.kbits) + (rotates(c) ? "" : " -D QT=" + t) +
+                        " --assume q=16 --assume kv_cache=16 --assume codebook=16"
+                        " --assume mid_o=16"});
   builds.push_back({stage2Build(c), "--kernel turboquant_decode_stage2 -D T=" + t + d +
                                         " --assume mid_o=16 --assume o=16"});
   return builds;
@@ -204,13 +186,6 @@ std::vector<std::pair<std::string, std::string>> allBuilds() {
 struct Builds {
   std::map<std::string, test::Variant> variants;
   test::GpuRunner *runner;
-  /// The rotation's QR (--rotate-rows).
-  int64_t rotateRows = 1;
-  /// Formulation 2 with stage 2 fused into stage 1 (--fused).
-  bool fused = false;
-
-  bool fuses(int mma) const { return fused && mma == 2; }
-  std::string stage1(const TqCase &c, int mma) const { return stage1Build(c, mma, fuses(mma)); }
 
   test::Variant &at(const std::string &name) { return variants.at(name); }
 
@@ -223,8 +198,8 @@ struct Builds {
   }
 
   TqKernels kernels(const TqCase &c, int mma) {
-    return {rotates(c) ? kernel(rotateBuild(c, rotateRows)) : TqKernel{},
-            kernel(stage1(c, mma)), kernel(stage2Build(c)), rotateRows, fuses(mma)};
+    return {rotates(c) ? kernel(rotateBuild(c)) : TqKernel{}, kernel(stage1Build(c, mma)),
+            kernel(stage2Build(c))};
   }
 };
 
@@ -318,9 +293,6 @@ public:
       err = driver.copyToHost(p.o.data(), device.at(p.o.data()), p.o.size());
     if (err.empty())
       err = driver.copyToHost(p.lse.data(), device.at(p.lse.data()), p.lse.size() * 4);
-    if (err.empty() && device.count(p.arrivals.data()))
-      err = driver.copyToHost(p.arrivals.data(), device.at(p.arrivals.data()),
-                              p.arrivals.size() * 4);
     return err;
   }
 
@@ -400,14 +372,13 @@ std::string benchShape(cuda::Driver &driver, Builds &builds, const std::shared_p
   DeviceProblem dp(driver, p, deviceCache);
   std::vector<std::pair<std::string, KernelLaunch>> steps;
   if (rotates(c))
-    steps.push_back({rotateBuild(c, builds.rotateRows), p.rotate(builds.rotateRows)});
-  size_t stage1 = steps.size();
-  steps.push_back({builds.stage1(c, mma), p.stage1()});
-  if (!builds.fuses(mma))
-    steps.push_back({stage2Build(c), p.stage2()});
+    steps.push_back({rotateBuild(c), p.rotate()});
+  steps.push_back({stage1Build(c, mma), p.stage1()});
+  steps.push_back({stage2Build(c), p.stage2()});
   for (const auto &[name, launch] : steps)
     if (std::string err = dp.prepare(builds.at(name), launch); !err.empty())
       return name + ": " + err;
+  size_t stage1 = steps.size() - 2;
   std::string err = dp.launch(0, steps.size());
   if (err.empty())
     err = dp.download();
@@ -427,7 +398,7 @@ std::string benchShape(cuda::Driver &driver, Builds &builds, const std::shared_p
   if (err.empty())
     err = timeMedian(
         driver, flush, flushBytes, [&] { return dp.launch(stage1, stage1 + 1); }, row.stage1Ms);
-  if (err.empty() && stage1 + 1 < steps.size()) // stage 2 (0 when fused)
+  if (err.empty())
     err = timeMedian(
         driver, flush, flushBytes, [&] { return dp.launch(stage1 + 1, stage1 + 2); },
         row.stage2Ms);
@@ -520,7 +491,7 @@ int runBench(cuda::Driver &driver, Builds &builds, bool checkOnly, int64_t perSm
           for (int mma = 0; mma < kFormulations; ++mma) {
             if (only >= 0 && mma != only)
               continue;
-            BenchRow row{name, b, seqLen, heads, 0, mma, builds.stage1(c, mma)};
+            BenchRow row{name, b, seqLen, heads, 0, mma, stage1Build(c, mma)};
             test::Variant &s1 = builds.at(row.stage1);
             err = driver.residency(s1.function, s1.threads, 0, row.perSM, row.registers);
             // Splits: by waves of the programs the SMs hold, or the anchor's rule
@@ -562,14 +533,11 @@ bool parseInt(const char *text, int64_t lo, int64_t hi, int64_t &value) {
 int main(int argc, char **argv) {
   const char *usage =
       "usage: tq-gpu DIR [--check-only] [--programs-per-sm N] [--formulation K]\n"
-      "                  [--shape PRESET:B:SEQ_LEN[,...]] [--bench-only] [--rotate-rows 1|8]\n"
-      "                  [--fused]\n"
-      "              | --list\n";
+      "                  [--shape PRESET:B:SEQ_LEN[,...]] [--bench-only] | --list\n";
   bool checkOnly = false, benchOnly = false;
   std::vector<std::string> shapes;
   std::string shapeError;
-  int64_t perSm = 0, only = -1, rotateRows = 1;
-  bool fused = false;
+  int64_t perSm = 0, only = -1;
   bool ok = argc >= 2;
   for (int i = 2; ok && i < argc; ++i) {
     std::string arg = argv[i];
@@ -583,12 +551,6 @@ int main(int argc, char **argv) {
       ok = parseShapes(argv[++i], shapes, shapeError);
     else if (arg == "--bench-only")
       benchOnly = true;
-    else if (arg == "--fused")
-      fused = true;
-    else if (arg == "--rotate-rows" && i + 1 < argc)
-      ok = parseInt(argv[++i], 1, 8, rotateRows) &&
-           std::find(std::begin(kRotateRows), std::end(kRotateRows), rotateRows) !=
-               std::end(kRotateRows);
     else
       ok = false;
   }
@@ -613,7 +575,7 @@ int main(int argc, char **argv) {
   std::printf("device: %s (sm_%d, %d SMs)\n", driver->deviceName().c_str(),
               driver->computeCapability(), driver->multiprocessors());
   test::GpuRunner runner(*driver);
-  Builds builds{{}, &runner, rotateRows, fused};
+  Builds builds{{}, &runner};
   for (const auto &[name, args] : allBuilds()) {
     test::Variant v;
     std::string err = test::readVariant(dir + "/" + name + ".ptx", v);
