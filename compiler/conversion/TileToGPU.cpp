@@ -432,6 +432,17 @@ struct AtomicAddLowering : GPUPattern<AtomicAddOp> {
   }
 };
 
+/// tile.gdc_wait and tile.gdc_launch_dependents: whatever the target has.
+template <typename Op, bool Wait> struct GridDependencyLowering : GPUPattern<Op> {
+  using GPUPattern<Op>::GPUPattern;
+  LogicalResult matchAndRewrite(Op op, typename Op::Adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    this->lowering.target.gridDependency(rewriter, op.getLoc(), Wait);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 /// arith and math ops on tiles: the same op on per-thread vectors.
 struct ElementwiseLowering : ConversionPattern {
   ElementwiseLowering(const TypeConverter &tc, MLIRContext *ctx)
@@ -530,6 +541,8 @@ struct ConvertTileToGPU : mlir::tileir::impl::ConvertTileToGPUBase<ConvertTileTo
     patterns.add<ProgramIdLowering, NumProgramsLowering, RangeLowering, SplatLowering,
                  AddPtrLowering, PtrCastLowering, LoadLowering, StoreLowering, StageBufferLowering,
                AsyncCopyLowering, AsyncCommitLowering, AsyncWaitLowering, AtomicAddLowering,
+                 GridDependencyLowering<GridDependencyWaitOp, true>,
+                 GridDependencyLowering<GridDependencyLaunchOp, false>,
                StageReadLowering>(
         converter, mctx, lowering);
     populateLayoutPatterns(converter, patterns, lowering);

@@ -314,6 +314,17 @@ struct AtomicAddLowering : OpConversionPattern<AtomicAddOp> {
   }
 };
 
+/// Host launches never overlap: tile.gdc_wait and
+/// tile.gdc_launch_dependents have nothing to do.
+template <typename Op> struct EraseLowering : OpConversionPattern<Op> {
+  using OpConversionPattern<Op>::OpConversionPattern;
+  LogicalResult matchAndRewrite(Op op, typename Op::Adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 struct ReduceLowering : OpConversionPattern<ReduceOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(ReduceOp op, OpAdaptor adaptor,
@@ -482,7 +493,8 @@ struct ConvertTileToHost : mlir::tileir::impl::ConvertTileToHostBase<ConvertTile
         converter, ctx);
     patterns.add<RangeLowering, SplatLowering, BroadcastLowering, ExpandDimsLowering,
                  AddPtrLowering, LoadLowering, StoreLowering, ReduceLowering, SelectLowering,
-                 AtomicAddLowering>(
+                 AtomicAddLowering, EraseLowering<GridDependencyWaitOp>,
+                 EraseLowering<GridDependencyLaunchOp>>(
         converter, ctx);
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns, converter);
     scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns, target);

@@ -513,6 +513,15 @@ std::optional<Val> MLIRGen::genBuiltin(const CallExpr &call, bool &handled) {
                                                            indices->value),
                             table->isUnsigned);
   }
+  if (name == "gdc_wait" || name == "gdc_launch_dependents") {
+    if (!args.expect(0, 0, {}))
+      return std::nullopt;
+    if (name == "gdc_wait")
+      mlir::tileir::GridDependencyWaitOp::create(builder, loc(l));
+    else
+      mlir::tileir::GridDependencyLaunchOp::create(builder, loc(l));
+    return Val::makeBool(true);
+  }
   if (name == "atomic_add") {
     if (!args.expect(2, 2, {}))
       return std::nullopt;

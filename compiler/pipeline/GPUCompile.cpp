@@ -226,6 +226,9 @@ Result<GPUBinary> tile::compileForGPU(const std::string &source, const std::stri
     return Result<GPUBinary>::failure(front.message());
   clock.lap("frontend");
   mlir::ModuleOp module = *(*front)->module;
+  binary.waitsOnPriorGrid =
+      module.walk([](mlir::tileir::GridDependencyWaitOp) { return mlir::WalkResult::interrupt(); })
+          .wasInterrupted();
   CompileOptions effective = options;
   if ((*front)->signature.numWarps) // a `num_warps` compile-time parameter wins
     effective.numWarps = unsigned((*front)->signature.numWarps);

@@ -424,7 +424,8 @@ std::string Runtime::run(Kernel &kernel, const Kernel::Variant &variant,
   unsigned g[3] = {grid[0], grid[1], grid[2]};
   const KernelBinary &b = variant.binary;
   if (kind == Backend::Cuda)
-    return drivers->cuda->launch(variant.function, g, b.threads, 0, argv, stream);
+    return drivers->cuda->launch(variant.function, g, b.threads, 0, argv, stream,
+                                 b.waitsOnPriorGrid);
   return drivers->hip->launch(variant.function, g, b.threads, 0, stream, argv);
 }
 

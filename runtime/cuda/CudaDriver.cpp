@@ -5,6 +5,24 @@
 
 namespace tile::cuda {
 
+/// cuda.h's CUlaunchAttribute (an id padded to 8 bytes and a 64-byte union)
+/// and CUlaunchConfig.
+struct LaunchAttribute {
+  int id;
+  char pad[4];
+  alignas(8) int value[16];
+};
+struct LaunchConfig {
+  unsigned grid[3], block[3], sharedMemBytes;
+  void *stream;
+  LaunchAttribute *attrs;
+  unsigned numAttrs;
+};
+static_assert(sizeof(LaunchAttribute) == 72 && sizeof(LaunchConfig) == 56,
+              "CUlaunchAttribute / CUlaunchConfig layout");
+/// CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION.
+constexpr int kProgrammaticStreamSerialization = 6;
+
 /// The entry points tilec uses, with the driver's C signatures (handles as
 /// opaque pointers, CUresult as int).
 struct Driver::Api {
@@ -23,6 +41,8 @@ struct Driver::Api {
   int (*cuOccupancyMaxActiveBlocksPerMultiprocessor)(int *, void *, int, size_t);
   int (*cuLaunchKernel)(void *, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                         unsigned, void *, void **, void **);
+  /// Optional (null on drivers without it): launches with attributes.
+  int (*cuLaunchKernelEx)(const LaunchConfig *, void *, void **, void **);
   int (*cuMemAlloc)(DevicePtr *, size_t);
   int (*cuMemFree)(DevicePtr);
   int (*cuMemcpyHtoD)(DevicePtr, const void *, size_t);
@@ -95,6 +115,8 @@ std::unique_ptr<Driver> Driver::open(int ordinal, std::string &error) {
       TILE_SYM(cuGetErrorString, "cuGetErrorString"),
   };
   d->api = std::make_unique<Api>();
+  d->api->cuLaunchKernelEx =
+      reinterpret_cast<decltype(d->api->cuLaunchKernelEx)>(dlsym(d->library, "cuLaunchKernelEx"));
   for (const Symbol &s : symbols) {
     void *fn = dlsym(d->library, s.name);
     if (!fn) {
@@ -180,7 +202,15 @@ std::string Driver::residency(void *function, unsigned threads, unsigned sharedB
 }
 
 std::string Driver::launch(void *function, const unsigned grid[3], unsigned threads,
-                           unsigned sharedBytes, std::vector<void *> &args, void *stream) {
+                           unsigned sharedBytes, std::vector<void *> &args, void *stream,
+                           bool overlapPrior) {
+  if (overlapPrior && cc >= 90 && api->cuLaunchKernelEx) {
+    LaunchAttribute attr = {kProgrammaticStreamSerialization, {}, {1}};
+    LaunchConfig config = {{grid[0], grid[1], grid[2]}, {threads, 1, 1}, sharedBytes, stream,
+                           &attr, 1};
+    return check(api->cuLaunchKernelEx(&config, function, args.data(), nullptr),
+                 "cuLaunchKernelEx");
+  }
   return check(api->cuLaunchKernel(function, grid[0], grid[1], grid[2], threads, 1, 1,
                                    sharedBytes, stream, args.data(), nullptr),
                "cuLaunchKernel");

@@ -42,6 +42,8 @@ std::string serialize(const KernelBinary &b, const std::string &fileName) {
   std::ostringstream os;
   os << "kernel " << b.kernel << "\nthreads " << b.threads << "\nshared_bytes " << b.sharedBytes
      << "\n";
+  if (b.waitsOnPriorGrid)
+    os << "prior_grid_wait 1\n";
   for (auto &p : b.params)
     os << "param " << p.name << " " << int(p.kind) << " " << (p.isPointer ? 1 : 0) << "\n";
   for (auto &[name, value] : b.config)
@@ -66,6 +68,8 @@ bool deserialize(const CacheEntry &entry, const std::string &fileName, KernelBin
       is >> b.threads;
     } else if (key == "shared_bytes") {
       is >> b.sharedBytes;
+    } else if (key == "prior_grid_wait") {
+      is >> b.waitsOnPriorGrid;
     } else if (key == "param") {
       ParamInfo p;
       int kind = -1, isPointer = 0;
@@ -95,6 +99,20 @@ bool deserialize(const CacheEntry &entry, const std::string &fileName, KernelBin
 }
 
 } // namespace
+
+KernelBinary kernelBinary(GPUBinary gpu) {
+  KernelBinary b;
+  b.kernel = std::move(gpu.kernel);
+  b.params = std::move(gpu.params);
+  b.image = gpu.binary.empty() ? std::move(gpu.ptx) : std::move(gpu.binary);
+  b.threads = gpu.threads;
+  b.sharedBytes = gpu.sharedBytes;
+  b.waitsOnPriorGrid = gpu.waitsOnPriorGrid;
+  b.config = std::move(gpu.config);
+  b.remarks = std::move(gpu.remarks);
+  b.phaseMs = std::move(gpu.phaseMs);
+  return b;
+}
 
 KernelCompiler jitCompiler(const std::string &cacheDir,
                            std::function<void(const std::string &)> warn) {
@@ -135,14 +153,7 @@ KernelCompiler jitCompiler(const std::string &cacheDir,
     auto gpu = compileForGPU(source, fileName, options);
     if (!gpu)
       return Result<KernelBinary>::failure(gpu.message());
-    binary.kernel = gpu->kernel;
-    binary.params = gpu->params;
-    binary.image = gpu->binary.empty() ? gpu->ptx : gpu->binary;
-    binary.threads = gpu->threads;
-    binary.sharedBytes = gpu->sharedBytes;
-    binary.config = gpu->config;
-    binary.remarks = gpu->remarks;
-    binary.phaseMs = gpu->phaseMs;
+    binary = kernelBinary(std::move(*gpu));
     std::lock_guard<std::mutex> lock(shared->mutex);
     shared->cache.store(key, {serialize(binary, fileName), binary.image});
     return binary;

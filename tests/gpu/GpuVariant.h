@@ -25,6 +25,9 @@ struct Variant {
   std::string kernel, ptx;
   std::vector<ParamInfo> params;
   unsigned threads = 0, sharedBytes = 0;
+  /// The build calls gdc_wait() ('prior_grid_wait 1' in its .meta): it is
+  /// launched with programmatic dependent launch.
+  bool waitsOnPriorGrid = false;
   void *function = nullptr;
 };
 
@@ -43,6 +46,8 @@ inline std::string readVariant(const std::string &path, Variant &v) {
       meta >> v.threads;
     else if (key == "shared_bytes")
       meta >> v.sharedBytes;
+    else if (key == "prior_grid_wait")
+      meta >> v.waitsOnPriorGrid;
     else if (key == "param") {
       std::string name, type;
       meta >> name >> type;
@@ -96,7 +101,7 @@ public:
     }
     unsigned g[3] = {grid[0], grid[1], grid[2]};
     if (err.empty())
-      err = driver.launch(v.function, g, v.threads, 0, pointers);
+      err = driver.launch(v.function, g, v.threads, 0, pointers, nullptr, v.waitsOnPriorGrid);
     if (err.empty())
       err = driver.synchronize();
     for (size_t i = 0; i < args.size(); ++i) {

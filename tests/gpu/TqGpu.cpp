@@ -46,6 +46,11 @@
 //                                 only (e.g. k4v4:128:32768; both HEADS), and
 //                                 builds only their presets' caches
 //              [--bench-only]     skips the small checks (for a profiler)
+//              [--no-overlap]     launches the builds that call gdc_wait()
+//                                 without programmatic dependent launch (by
+//                                 default a kernel may start while the one
+//                                 before it finishes: stage 2 behind stage 1,
+//                                 stage 1 behind the rotation)
 //   tq-gpu --list       prints "<build> <tilec compile arguments>" per line
 //
 //===----------------------------------------------------------------------===//
@@ -280,7 +285,8 @@ public:
   std::string launch(size_t first, size_t last) {
     for (size_t k = first; k < last; ++k) {
       Step &s = steps[k];
-      if (std::string err = driver.launch(s.v->function, s.grid, s.v->threads, 0, s.pointers);
+      if (std::string err = driver.launch(s.v->function, s.grid, s.v->threads, 0, s.pointers,
+                                          nullptr, s.v->waitsOnPriorGrid);
           !err.empty())
         return err;
     }
@@ -533,8 +539,8 @@ bool parseInt(const char *text, int64_t lo, int64_t hi, int64_t &value) {
 int main(int argc, char **argv) {
   const char *usage =
       "usage: tq-gpu DIR [--check-only] [--programs-per-sm N] [--formulation K]\n"
-      "                  [--shape PRESET:B:SEQ_LEN[,...]] [--bench-only] | --list\n";
-  bool checkOnly = false, benchOnly = false;
+      "                  [--shape PRESET:B:SEQ_LEN[,...]] [--bench-only] [--no-overlap] | --list\n";
+  bool checkOnly = false, benchOnly = false, noOverlap = false;
   std::vector<std::string> shapes;
   std::string shapeError;
   int64_t perSm = 0, only = -1;
@@ -551,6 +557,8 @@ int main(int argc, char **argv) {
       ok = parseShapes(argv[++i], shapes, shapeError);
     else if (arg == "--bench-only")
       benchOnly = true;
+    else if (arg == "--no-overlap")
+      noOverlap = true;
     else
       ok = false;
   }
@@ -585,6 +593,7 @@ int main(int argc, char **argv) {
       std::fprintf(stderr, "tq-gpu: %s: %s\n", name.c_str(), err.c_str());
       return 2;
     }
+    v.waitsOnPriorGrid = v.waitsOnPriorGrid && !noOverlap;
     builds.variants[name] = std::move(v);
   }
   int failures = benchOnly ? 0 : runChecks(builds, only);

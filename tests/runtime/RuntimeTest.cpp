@@ -208,6 +208,29 @@ TEST(JitCompiler, GpuVariantsGoThroughTheDiskCache) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(JitCompiler, GridDependencyWaitSurvivesTheDiskCache) {
+  std::string dir = ::testing::TempDir() + "/tilec-jit-gdc-" + std::to_string(getpid());
+  const char *waits = R"(kernel twice(x: ptr<f32>, y: ptr<f32>) {
+  let i = program_id(0) * 128 + arange(0, 128);
+  gdc_wait();
+  store(y + i, load(x + i) * 2.0);
+}
+)";
+  CompileOptions options;
+  options.target = "sm_90a";
+  for (int pass = 0; pass < 2; ++pass) { // cold, then a hit in a second compiler
+    auto compiler = jitCompiler(dir, [](const std::string &w) { ADD_FAILURE() << w; });
+    auto waiting = compiler.compile(waits, "twice.tile", options);
+    ASSERT_TRUE(bool(waiting)) << waiting.message();
+    EXPECT_TRUE(waiting->waitsOnPriorGrid) << "pass " << pass;
+    EXPECT_NE(waiting->image.find("griddepcontrol.wait;"), std::string::npos);
+    auto plain = compiler.compile(kAdd, "add.tile", options);
+    ASSERT_TRUE(bool(plain)) << plain.message();
+    EXPECT_FALSE(plain->waitsOnPriorGrid) << "pass " << pass;
+  }
+  std::filesystem::remove_all(dir);
+}
+
 TEST(JitCompiler, RegisterLimitIsPartOfTheKey) {
   std::string dir = ::testing::TempDir() + "/tilec-jit-maxnreg-" + std::to_string(getpid());
   auto compiler = jitCompiler(dir, [](const std::string &w) { ADD_FAILURE() << w; });

@@ -92,7 +92,8 @@ const char *kCompileUsage = R"(usage: tilec compile FILE --target=TARGET -o OUT 
 TARGET is sm_80, sm_89, sm_90 or sm_90a (OUT is PTX text) or gfx90a, gfx942 or
 gfx950 (OUT is an HSA code object, e.g. OUT.hsaco; --code-object picks its
 version, default 5). Writes OUT and, beside it, OUT.meta: one 'key value' line
-each for kernel, target, threads, shared_bytes, one 'param NAME TYPE' line
+each for kernel, target, threads, shared_bytes ('prior_grid_wait 1' after them
+when the kernel calls gdc_wait()), one 'param NAME TYPE' line
 per runtime parameter, in order, and one 'tunable NAME VALUE' line per tunable
 parameter with the value it was built with (after any shrink, see below).
 --num-warps sets the warps per program (default 4; a warp is 32 threads on
@@ -389,16 +390,7 @@ int runCompile(const CommonArgs &args) {
     auto gpu = tile::compileForGPU(source, args.file, options);
     if (!gpu)
       return tile::Result<tile::KernelBinary>::failure(gpu.message());
-    tile::KernelBinary b;
-    b.kernel = gpu->kernel;
-    b.params = gpu->params;
-    b.image = gpu->binary.empty() ? gpu->ptx : gpu->binary;
-    b.threads = gpu->threads;
-    b.sharedBytes = gpu->sharedBytes;
-    b.config = gpu->config;
-    b.remarks = gpu->remarks;
-    b.phaseMs = gpu->phaseMs;
-    return b;
+    return tile::kernelBinary(std::move(*gpu));
   }() : compiler.compile(source, args.file, options);
   if (binary)
     for (const std::string &remark : binary->remarks)
@@ -430,6 +422,8 @@ int runCompile(const CommonArgs &args) {
   std::ofstream meta(args.output + ".meta", std::ios::binary);
   meta << "kernel " << binary->kernel << "\ntarget " << args.options.target << "\nthreads "
        << binary->threads << "\nshared_bytes " << binary->sharedBytes << "\n";
+  if (binary->waitsOnPriorGrid)
+    meta << "prior_grid_wait 1\n";
   for (auto &p : binary->params)
     meta << "param " << p.name << " " << tile::paramTypeName(p) << "\n";
   for (auto &[name, value] : binary->config)

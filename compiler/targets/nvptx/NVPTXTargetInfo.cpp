@@ -78,6 +78,18 @@ public:
   }
   void barrier(OpBuilder &b, Location loc) const override { NVVM::Barrier0Op::create(b, loc); }
   StringRef deviceScope() const override { return "device"; }
+  // griddepcontrol (sm_90+) as inline PTX that clobbers memory: LLVM 22's
+  // intrinsics (nvvm.griddepcontrol) are IntrNoMem, which lets LLVM move a
+  // load above the wait.
+  void gridDependency(OpBuilder &b, Location loc, bool wait) const override {
+    if (chip.name != "sm_90" && chip.name != "sm_90a")
+      return;
+    LLVM::InlineAsmOp::create(
+        b, loc, Type(), ValueRange(),
+        b.getStringAttr(wait ? "griddepcontrol.wait;" : "griddepcontrol.launch_dependents;"),
+        b.getStringAttr("~{memory}"), b.getUnitAttr(), UnitAttr(), LLVM::TailCallKindAttr(),
+        LLVM::AsmDialectAttr(), ArrayAttr());
+  }
   // dot on sm_90a: wgmma where it fits (NVPTXMatrix.h), else, and on the
   // other chips, mma.sync: m16n8k16 for f16/bf16 and m16n8k32 for fp8 (sm_89+),
   // f32 accumulate, warps tiling the result rows first. Fragments (PTX ISA,

@@ -47,8 +47,12 @@ public:
   std::string residency(void *function, unsigned threads, unsigned sharedBytes, int &blocksPerSM,
                         int &registers);
   /// Launches with one pointer per argument (cuLaunchKernel's convention).
+  /// `overlapPrior` (a kernel that calls gdc_wait(), on sm_90+): with
+  /// programmatic dependent launch, so that it may start before the kernel
+  /// launched before it on `stream` finishes.
   std::string launch(void *function, const unsigned grid[3], unsigned threads,
-                     unsigned sharedBytes, std::vector<void *> &args, void *stream = nullptr);
+                     unsigned sharedBytes, std::vector<void *> &args, void *stream = nullptr,
+                     bool overlapPrior = false);
   /// The largest grid the device accepts, per axis.
   const unsigned *maxGrid() const { return gridLimit; }
 

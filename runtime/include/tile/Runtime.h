@@ -44,6 +44,9 @@ struct KernelBinary {
   std::string image;
   unsigned threads = 0;
   int64_t sharedBytes = 0;
+  /// GPUBinary::waitsOnPriorGrid: CUDA launches it with programmatic
+  /// dependent launch.
+  bool waitsOnPriorGrid = false;
   /// The tunable parameters' values it was built with (GPUBinary::config).
   std::map<std::string, std::string> config;
   /// The compiler's remarks on this variant (GPUBinary::remarks: tunables
@@ -118,6 +121,9 @@ std::vector<std::pair<std::string, std::string>>
 tuningParts(const std::string &target, const std::string &kernel, const std::string &source,
             const CompileOptions &options, const std::vector<Tunable> &tuned,
             const std::string &keyText);
+
+/// What the runtime loads of a GPU compile (its image: PTX or code object).
+KernelBinary kernelBinary(GPUBinary gpu);
 
 /// The compiler of this build with its disk cache (`cacheDir` empty: the
 /// default location; see DiskCache.h). Warnings go to `warn`.

@@ -185,6 +185,9 @@ struct GPUBinary {
   int64_t sharedBytes = 0;
   /// Threads per program (block size).
   unsigned threads = 0;
+  /// The kernel calls gdc_wait(): it may be launched with programmatic
+  /// dependent launch (CUDA sm_90+), overlapping the kernel before it.
+  bool waitsOnPriorGrid = false;
   /// The value each tunable parameter was built with: its default or -D
   /// value, or what it was shrunk to (see `remarks`), e.g. {"BLOCK", "4096"}.
   std::map<std::string, std::string> config;

@@ -65,6 +65,9 @@ public:
   }
   /// Synchronises the threads of a workgroup (and orders shared memory).
   virtual void barrier(OpBuilder &b, Location loc) const = 0;
+  /// tile.gdc_wait (`wait`) and tile.gdc_launch_dependents: NVIDIA sm_90+
+  /// griddepcontrol; nothing where kernel launches do not overlap.
+  virtual void gridDependency(OpBuilder &b, Location loc, bool wait) const {}
   /// LLVM's synchronisation scope of the whole device (NVPTX "device",
   /// AMDGPU "agent"), for atomics that order programs' memory.
   virtual StringRef deviceScope() const = 0;

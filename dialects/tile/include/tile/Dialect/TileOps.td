@@ -123,6 +123,32 @@ def Tile_AtomicAddOp : Tile_Op<"atomic_add", [MemoryEffects<[MemRead, MemWrite]>
   let hasVerifier = 1;
 }
 
+def Tile_GridDependencyWaitOp : Tile_Op<"gdc_wait", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "wait until the kernel launched before this one has finished";
+  let description = [{
+    A kernel launched with programmatic dependent launch (CUDA, sm_90 and
+    later) may start while the kernel launched before it on the stream is
+    still running: after this op, that kernel has finished and its stores
+    are visible. Before it, a program must not read what that kernel writes
+    nor write what it reads. Where launches do not overlap (the host, AMD
+    GPUs, NVIDIA before sm_90, or a launch without the attribute) it does
+    nothing.
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+def Tile_GridDependencyLaunchOp : Tile_Op<"gdc_launch_dependents",
+    [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "let the next kernel on the stream start launching";
+  let description = [{
+    Once every program of this kernel has run it (or exited), the kernel
+    launched after it with programmatic dependent launch may start; that
+    kernel's gdc_wait still waits for this one to finish. A no-op where
+    launches do not overlap.
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
 def Tile_ReduceOp : Tile_Op<"reduce", [Pure, SameOperandsAndResultElementType]> {
   let summary = "reduce a tile along one axis (sum, max or min)";
   let description = [{
