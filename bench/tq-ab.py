@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Tabulates bench/tq-ab.sh's files: per timed row, the base's time and each
-variant's time over the base's from the same repetition, with GB/s, err/bound
-and registers.  Usage: bench/tq-ab.py DIR|tq-ab.tar.xz VARIANT..."""
+variant's time over the base's from the same repetition ("missing" for a
+repetition without the row), with GB/s, err/bound and registers.  Usage: bench/tq-ab.py DIR|tq-ab.tar.xz VARIANT..."""
 import os
 import sys
 import tarfile
@@ -35,13 +35,15 @@ def main():
         b1, b2 = runs["base"][0][k], runs["base"][1][k]
         line = f"| {k[0]} {k[1]}x{k[2]}, {k[3]} | {b1['ms']:.4f} | {b2['ms'] / b1['ms']:.3f} |"
         for v in variants:
-            v1, v2 = runs[v][0].get(k), runs[v][1].get(k)
-            if not v1 or not v2:
+            got = [runs[v][r].get(k) for r in (0, 1)]
+            if not any(got):
                 line += " missing | | | |"
                 continue
-            line += (f" {v1['ms'] / b1['ms']:.3f}, {v2['ms'] / b2['ms']:.3f} | {v1['GBps']:.0f} |"
-                     f" {v1['max_err_over_bound']:.3f} ({b1['max_err_over_bound']:.3f}) |"
-                     f" {v1['stage1_registers']} |")
+            ratios = [f"{g['ms'] / b['ms']:.3f}" if g else "missing" for g, b in zip(got, (b1, b2))]
+            first = next(g for g in got if g)
+            line += (f" {', '.join(ratios)} | {first['GBps']:.0f} |"
+                     f" {first['max_err_over_bound']:.3f} ({b1['max_err_over_bound']:.3f}) |"
+                     f" {first['stage1_registers']} |")
         print(line)
 
 
