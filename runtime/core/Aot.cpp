@@ -82,6 +82,7 @@ KernelCompiler embeddedCompiler(Signature signature, const Image *images, size_t
     b.params = signature.params;
     b.image.assign(reinterpret_cast<const char *>(best->data), best->size);
     b.threads = best->threads;
+    b.waitsOnPriorGrid = best->waitsOnPriorGrid;
     return b;
   };
   if (signature.tunables.empty())

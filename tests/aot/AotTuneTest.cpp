@@ -186,6 +186,24 @@ TEST(AotTune, WithoutTunablesImagesIgnoreConfigurations) {
   auto b = c.compile("", "scale", options);
   ASSERT_TRUE(bool(b)) << b.message();
   EXPECT_EQ(b->image, "default");
+  EXPECT_FALSE(b->waitsOnPriorGrid);
+}
+
+TEST(AotTune, ImagesOfKernelsThatWaitLaunchOverlapping) {
+  // An image of a kernel that calls gdc_wait() (`tilec aot` writes `nullptr,
+  // true` after its threads) gives a binary the runtime launches with
+  // programmatic dependent launch.
+  Signature sig{"scale", scaleSignature().params, {}, {}};
+  const aot::Image images[] = {{"sm_90a", "", kOther, sizeof(kOther) - 1, 128, nullptr, true},
+                               {"host", "", kDefault, sizeof(kDefault) - 1, 128}};
+  KernelCompiler c = aot::embeddedCompiler(sig, images, 2);
+  CompileOptions options;
+  for (const char *target : {"sm_90a", "host"}) {
+    options.target = target;
+    auto b = c.compile("", "scale", options);
+    ASSERT_TRUE(bool(b)) << b.message();
+    EXPECT_EQ(b->waitsOnPriorGrid, options.target == "sm_90a") << target;
+  }
 }
 
 } // namespace

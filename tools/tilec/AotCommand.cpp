@@ -60,6 +60,7 @@ struct Built {
   unsigned threads;
   /// The tunable parameters' values it was built with (GPUBinary::config).
   tile::TuneConfig config;
+  bool waitsOnPriorGrid;
 };
 
 /// One tuned configuration to embed.
@@ -239,7 +240,7 @@ int tilec::runAot(const std::string &file, const std::string &source, tile::Comp
       signature = {binary->kernel, binary->params};
       // PTX text for NVIDIA targets, the code object for AMD ones.
       built.push_back({target, variant, binary->binary.empty() ? binary->ptx : binary->binary,
-                       binary->threads, binary->config});
+                       binary->threads, binary->config, binary->waitsOnPriorGrid});
       if (i)
         continue;
       std::vector<std::string> configs = {targetDefaults[target] =
@@ -358,7 +359,9 @@ int tilec::runAot(const std::string &file, const std::string &source, tile::Comp
   for (size_t i = 0; i < built.size(); ++i)
     src << "    {\"" << built[i].target << "\", \"" << built[i].assumptions << "\", kImage" << i
         << ", sizeof(kImage" << i << ") - 1, " << built[i].threads
-        << (imageConfigs[i].empty() ? "" : ", " + cString(imageConfigs[i])) << "},\n";
+        << (!imageConfigs[i].empty() ? ", " + cString(imageConfigs[i])
+            : built[i].waitsOnPriorGrid ? ", nullptr" : "")
+        << (built[i].waitsOnPriorGrid ? ", true" : "") << "},\n";
   src << "};\n\n";
   if (!tuned.empty()) {
     src << "const tile::aot::Tuned kTuned[] = {\n";

@@ -23,6 +23,8 @@ struct Image {
   /// The tunable parameters it was built with, as configText() writes them
   /// ("BLOCK=256 num_warps=4"); null or "" when the kernel embeds no tuning.
   const char *config = nullptr;
+  /// The kernel calls gdc_wait() (GPUBinary::waitsOnPriorGrid).
+  bool waitsOnPriorGrid = false;
 };
 
 /// A configuration chosen by tuning ahead of time (`tilec tune`) for one
