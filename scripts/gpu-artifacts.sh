@@ -120,13 +120,13 @@ tq_builds() {
   build/tests/gpu/tq-gpu --list >"$out/tq-builds.txt" || return 1
   TARGET=$target scripts/tq-compile.sh "$out" kernels/turboquant/turboquant_decode.tile \
     <"$out/tq-builds.txt" || return 1
-  cp build/tests/gpu/tq-gpu bench/tq-ab.sh "$out/"
+  cp build/tests/gpu/tq-gpu bench/tq-ab.sh bench/tq-ncu.sh "$out/"
 }
 if [ -x build/tests/gpu/tq-gpu ] && ! tq_builds; then
   # Work in progress must not hold back the other GPU checks: no TurboQuant
   # in this payload (the suite then reports it as not measured).
   echo "gpu-artifacts.sh: warning: a TurboQuant build failed; the payload has none" >&2
-  rm -f "$out"/turboquant_* "$out/tq-gpu" "$out/tq-ab.sh" "$out/tq-builds.txt"
+  rm -f "$out"/turboquant_* "$out/tq-gpu" "$out/tq-ab.sh" "$out/tq-ncu.sh" "$out/tq-builds.txt"
 fi
 
 # The AOT example (plain CMake against the generated launcher, no LLVM), as
