@@ -415,7 +415,7 @@ struct AtomicAddLowering : GPUPattern<AtomicAddOp> {
         [&](OpBuilder &b) {
           Value ptr = globalPointer(b, loc, target, adaptor.getPtr());
           // Fences around a relaxed add: LLVM 22's NVPTX backend emits a
-          // relaxed atom for an acq_rel atomicrmw (../shared/notes/toolchain.md).
+          // relaxed atom for an acq_rel atomicrmw (docs/toolchain-notes.md).
           LLVM::FenceOp::create(b, loc, LLVM::AtomicOrdering::release, target.deviceScope());
           Value old = LLVM::AtomicRMWOp::create(b, loc, LLVM::AtomicBinOp::add, ptr,
                                                 adaptor.getValue(),

@@ -80,7 +80,7 @@ public:
   StringRef deviceScope() const override { return "device"; }
   // griddepcontrol (sm_90+) as inline PTX that clobbers memory: LLVM 22's
   // intrinsics (nvvm.griddepcontrol) are IntrNoMem, which lets LLVM move a
-  // load above the wait.
+  // load above the wait (docs/toolchain-notes.md).
   void gridDependency(OpBuilder &b, Location loc, bool wait) const override {
     if (chip.name != "sm_90" && chip.name != "sm_90a")
       return;
