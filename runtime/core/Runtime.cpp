@@ -207,6 +207,7 @@ Result<std::unique_ptr<Runtime>> Runtime::create(const RuntimeOptions &options,
   rt->tuneProgress = options.tuneProgress;
   rt->tuneRepeats = std::max(1u, options.tuneRepeats);
   rt->tuneThreads = options.tuneThreads;
+  rt->overlapLaunches = options.overlapLaunches;
   rt->drivers = std::make_unique<Drivers>();
   std::string tried;
   if (want == "auto" || want == "cuda") {
@@ -425,7 +426,7 @@ std::string Runtime::run(Kernel &kernel, const Kernel::Variant &variant,
   const KernelBinary &b = variant.binary;
   if (kind == Backend::Cuda)
     return drivers->cuda->launch(variant.function, g, b.threads, 0, argv, stream,
-                                 b.waitsOnPriorGrid);
+                                 b.waitsOnPriorGrid && overlapLaunches);
   return drivers->hip->launch(variant.function, g, b.threads, 0, stream, argv);
 }
 

@@ -144,6 +144,11 @@ struct RuntimeOptions {
   unsigned tuneRepeats = 5;
   /// Threads compiling candidates; 0: hardware_concurrency.
   unsigned tuneThreads = 0;
+  /// Launch kernels that call gdc_wait() with programmatic dependent launch
+  /// (CUDA, sm_90+): each may start while the kernel before it on the stream
+  /// finishes. false: every launch waits for the one before it (to rule the
+  /// overlap out while debugging).
+  bool overlapLaunches = true;
 };
 
 class Runtime;
@@ -245,6 +250,7 @@ private:
   void progress(const std::string &line);
   std::function<void(const std::string &)> tuneProgress;
   unsigned tuneRepeats = 5, tuneThreads = 0;
+  bool overlapLaunches = true;
   Backend kind = Backend::Host;
   std::string targetName = "host", device = "host CPU";
   KernelCompiler compiler;
