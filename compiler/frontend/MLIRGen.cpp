@@ -1,5 +1,6 @@
 //===- MLIRGen.cpp - kernels, functions and statements --------------------===//
 #include "MLIRGenImpl.h"
+#include "tile/Analysis/SharedMemory.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -473,7 +474,7 @@ bool MLIRGen::genFor(const ForStmt &stmt) {
       return error(stmt.numStages->getLoc(),
                    "num_stages must be a compile-time integer from 1 to 8, got " +
                        describe(*stages));
-    forOp->setAttr("tile.num_stages", builder.getI32IntegerAttr(int32_t(stages->i)));
+    forOp->setAttr(mlir::tileir::kNumStagesAttr, builder.getI32IntegerAttr(int32_t(stages->i)));
   }
   mlir::OpBuilder::InsertionGuard guard(builder);
   eraseTerminator(forOp.getBody());

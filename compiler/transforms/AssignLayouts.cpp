@@ -12,7 +12,11 @@
 // the reduction done in each thread's registers); in addresses and shift
 // amounts, index-table loads, divisions and a loop's carried values are
 // converted, the arithmetic on them redone; anything else goes through
-// tile.convert_layout.
+// tile.convert_layout. A load that PipelineLoads will stage (in a loop of
+// num_stages > 1) counts as one of any layout too: the data computed from it
+// is redone in its user's layout and the load converted right after it, so
+// that the stage is read back in that layout (PipelineLoads' readLayout)
+// instead of converted again further on.
 //
 //===----------------------------------------------------------------------===//
 #include "tile/Analysis/AxisInfo.h"
@@ -84,6 +88,18 @@ bool isDivision(Operation *op) {
 /// each dependent load) and divisions (a paged kernel's `j % block_size`
 /// redone in every layout slowed paged MQA by 22-30%).
 bool isAddressLeaf(Operation *op) { return isa<LoadOp>(op) || isDivision(op); }
+
+/// A load at the top level of a loop whose loads PipelineLoads stages
+/// (`range(..., num_stages=S)`, S > 1): its tile is copied into shared memory
+/// as it is laid out and can be read back in any layout, so the data
+/// computed from it is redone in its users' layout and the load converted
+/// (the conversion becomes the stage's read).
+bool isStagedLoad(Operation *op) {
+  auto load = dyn_cast<LoadOp>(op);
+  auto loop = load ? dyn_cast<scf::ForOp>(load->getParentOp()) : scf::ForOp();
+  auto stages = loop ? loop->getAttrOfType<IntegerAttr>(kNumStagesAttr) : IntegerAttr();
+  return stages && stages.getInt() > 1 && isa<RankedTensorType>(load.getType());
+}
 
 /// What a value goes into where rematerialization meets it: data, or index
 /// arithmetic, an address offset or a shift amount (computed from a paged
@@ -243,6 +259,8 @@ private:
                 isa<LoadOp, GatherOp, TransOp, ReshapeOp, BroadcastOp, ExpandDimsOp, AddPtrOp,
                     PtrCastOp, ConvertLayoutOp>(def))) {
       ok = true;
+      if (isStagedLoad(def))
+        return rematerializable[key] = true;
       if (auto load = dyn_cast<LoadOp>(def)) {
         AxisInfo ptr = axis.get(load.getPtr());
         ok = ptr.contiguity * byteWidth(getElementTypeOrSelf(load)) <= kShortRunBytes;
@@ -263,6 +281,11 @@ private:
     Operation *def = v.getDefiningOp();
     if (auto convert = dyn_cast<ConvertLayoutOp>(def))
       return convertTo(convert.getSrc(), layout, use);
+    if (isStagedLoad(def)) {
+      OpBuilder b(ctx);
+      b.setInsertionPointAfterValue(v);
+      return ConvertLayoutOp::create(b, v.getLoc(), withLayout(v.getType(), layout), v);
+    }
     auto gather = dyn_cast<GatherOp>(def);
     SmallVector<Value> operands;
     for (Value operand : def->getOperands()) {

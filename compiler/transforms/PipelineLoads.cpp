@@ -35,8 +35,6 @@ using namespace mlir::tileir;
 
 namespace {
 
-constexpr StringLiteral kNumStagesAttr = "tile.num_stages";
-
 /// Collects in `slice` the ops of `loop`'s body that compute `v` from the
 /// induction variable and values defined before the loop, through ops free
 /// of memory effects (integer divisions too: the copies ahead divide by

@@ -89,6 +89,9 @@ inline constexpr llvm::StringLiteral kDotStagingAttr = "tile.dot_staging";
 inline constexpr llvm::StringLiteral kDotReadsStageAttr = "tile.dot_reads_stage";
 /// The attribute holding a kernel's shared-memory bytes.
 inline constexpr llvm::StringLiteral kSharedBytesAttr = "tile.shared_bytes";
+/// On an scf.for: the `num_stages` of its `range`, the ring buffer depth
+/// PipelineLoads stages the loop's loads with.
+inline constexpr llvm::StringLiteral kNumStagesAttr = "tile.num_stages";
 /// The attribute holding the alignment a kernel's shared memory needs, where
 /// it is more than 16 bytes.
 inline constexpr llvm::StringLiteral kSharedAlignmentAttr = "tile.shared_alignment";
