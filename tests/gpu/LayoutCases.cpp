@@ -226,6 +226,35 @@ std::string matmul(const LayoutVariant &v, const norms::Launcher &launch, int64_
 /// dot_chain: o[g] = v[g] T(x[g] y[g]) for G problems. The f32 sum of an
 /// element of x y and the f64 one may round to neighbouring T values (one
 /// ulp_T of p apart); the rest is f32 accumulation of exact products.
+std::string stagedWords(const LayoutVariant &v, const norms::Launcher &launch, int64_t M,
+                        std::mt19937_64 &rng) {
+  int64_t bk = define(v, "BK");
+  // A's f16 elements, little-endian: word j of a row holds elements 2 j (low
+  // half) and 2 j + 1.
+  Operands a = randomOperand("f16", size_t(M * bk), rng);
+  Operands b = randomOperand("f16", size_t(bk * 8), rng);
+  auto out = poisoned(size_t(M * 8));
+  std::string err = launch({1, 1, 1},
+                           {Arg::pointer(a.bytes.data()), Arg::pointer(b.bytes.data()), ptr(out),
+                            Arg::integer(M)},
+                           {a.bytes.size(), b.bytes.size(), bytes(out), 0});
+  if (!err.empty())
+    return err;
+  std::vector<double> want(out.size()), tol(out.size());
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t n = 0; n < 8; ++n) {
+      double sum = 0, abs = 0;
+      for (int64_t k = 0; k < bk; ++k) {
+        double prod = a.values[m * bk + k] * b.values[k * 8 + n];
+        sum += prod;
+        abs += std::fabs(prod);
+      }
+      want[m * 8 + n] = sum;
+      tol[m * 8 + n] = double(bk) * 6e-8 * abs;
+    }
+  return compare("out", out, want, tol);
+}
+
 std::string dotChain(const LayoutVariant &v, const norms::Launcher &launch, int64_t G,
                      std::mt19937_64 &rng) {
   const std::string &t = v.defines.at("T");
@@ -421,6 +450,9 @@ std::vector<LayoutVariant> tile::layouts::layoutVariants() {
   // selects (B 64), within each of 4 warps (B 32), through shared memory (B 128).
   for (auto [b, w] : std::vector<std::array<unsigned, 2>>{{32, 1}, {64, 1}, {32, 4}, {128, 2}})
     out.push_back({"wide_rows", {{"B", std::to_string(b)}}, w});
+  // Staged words unpacked into a dot operand (K = 16, 32, 64 f16 a row).
+  for (unsigned bk : {16u, 32u, 64u})
+    out.push_back({"staged_words", {{"BK", std::to_string(bk)}}, 1});
   return out;
 }
 
@@ -439,6 +471,8 @@ std::vector<std::pair<int64_t, int64_t>> tile::layouts::layoutShapes(const Layou
     return {{1, 1}, {3, 1}, {64, 1}};
   if (v.kernel == "wide_rows") // M rows
     return {{1, 8}, {37, 8}, {256, 8}, {1000, 8}};
+  if (v.kernel == "staged_words") // M rows: 1, 3 and 63 iterations, the last ragged
+    return {{1, 1}, {37, 1}, {1000, 1}};
   return {{1, 1}, {50, 70}, {128, 96}, {33, 200}};
 }
 
@@ -451,6 +485,7 @@ std::string tile::layouts::runLayoutCase(const LayoutVariant &variant,
                     : variant.kernel == "transpose_stats" || variant.kernel == "matmul" ? 6
                     : variant.kernel == "lookups"                                       ? 5
                     : variant.kernel == "wide_rows"                                     ? 3
+                    : variant.kernel == "staged_words"                                  ? 4
                     : variant.kernel == "dot_chain"                                     ? 4
                                                                                         : 4;
   if (params.size() != expected)
@@ -470,5 +505,7 @@ std::string tile::layouts::runLayoutCase(const LayoutVariant &variant,
     return wideRows(variant, launch, M, rng);
   if (variant.kernel == "dot_chain")
     return dotChain(variant, launch, M, rng);
+  if (variant.kernel == "staged_words")
+    return stagedWords(variant, launch, M, rng);
   return transposeStats(variant, launch, M, N, rng);
 }

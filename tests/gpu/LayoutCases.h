@@ -2,7 +2,9 @@
 //
 // tests/gpu/kernels/layouts.tile holds kernels that exercise the GPU layouts
 // (2-D tiles, reductions along either axis, loop-carried 2-D tiles, layout
-// conversions, gathers from on-chip tables, bitcasts and reshapes). Each is built in several variants (tile sizes x warps) so
+// conversions, gathers from on-chip tables, bitcasts and reshapes, loads
+// staged through shared memory and read back in a dot operand's layout).
+// Each is built in several variants (tile sizes x warps) so
 // that the tiles fall on the lanes, warps and registers in different ways;
 // each variant runs over shapes with ragged edges and is checked against a
 // float64 reference. layout-host-test runs them on the host target here,
