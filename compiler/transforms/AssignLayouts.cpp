@@ -93,7 +93,10 @@ bool isAddressLeaf(Operation *op) { return isa<LoadOp>(op) || isDivision(op); }
 /// (`range(..., num_stages=S)`, S > 1): its tile is copied into shared memory
 /// as it is laid out and can be read back in any layout, so the data
 /// computed from it is redone in its users' layout and the load converted
-/// (the conversion becomes the stage's read).
+/// (the conversion becomes the stage's read). A load PipelineLoads then
+/// declines (its addresses depend on carried values, or its `other` is not
+/// zero) keeps that conversion: of the loaded tile instead of the tile
+/// computed from it, about the same bytes.
 bool isStagedLoad(Operation *op) {
   auto load = dyn_cast<LoadOp>(op);
   auto loop = load ? dyn_cast<scf::ForOp>(load->getParentOp()) : scf::ForOp();
