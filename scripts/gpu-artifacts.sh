@@ -17,7 +17,9 @@
 #                    measured here) and BUILD_INFO (commit, date)
 #   .carry/anchors/  ../shared/anchors (Triton and PyTorch yardsticks)
 # The GPU machine needs only its driver and its python3 (torch, triton).
-# bench/README.md has the device command.
+# bench/README.md has the device command. PAYLOAD=FILE packs into FILE instead
+# (a second payload, say of a compiler change, carried beside the first and
+# moved onto .carry/payload.tar.xz on the GPU machine before the suite runs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # tq-gpu (tests/gpu/TqGpu.cpp) once tests/gpu/CMakeLists.txt has it.
@@ -184,7 +186,8 @@ dirty=$(git status --porcelain --untracked-files=no | wc -l)
 # The anchors travel with the payload (../shared does not travel).
 rm -rf .carry/anchors && mkdir -p .carry/anchors
 cp ../shared/anchors/triton_anchors.py ../shared/anchors/README.md .carry/anchors/
-tar -C .carry -cJf .carry/payload.tar.xz gpu anchors
-echo "wrote $(ls $out | wc -l) files to $out; .carry/payload.tar.xz is" \
-  "$(du -k .carry/payload.tar.xz | cut -f1) KiB (commit $(git rev-parse --short HEAD)," \
+payload=${PAYLOAD:-.carry/payload.tar.xz}
+tar -C .carry -cJf "$payload" gpu anchors
+echo "wrote $(ls $out | wc -l) files to $out; $payload is" \
+  "$(du -k "$payload" | cut -f1) KiB (commit $(git rev-parse --short HEAD)," \
   "$dirty modified tracked files)"
