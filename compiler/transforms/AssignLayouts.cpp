@@ -255,15 +255,13 @@ private:
     auto key = std::make_pair(v, int(use));
     if (auto known = rematerializable.find(key); known != rematerializable.end())
       return known->second;
-    if (use == Use::Index && isAddressLeaf(def))
+    if ((use == Use::Index && isAddressLeaf(def)) || isStagedLoad(def))
       return rematerializable[key] = true;
     bool ok = canRecompute(v, 0);
     if (!ok && ((isElementwise(def) && !isDivision(def)) || isInThreadReduction(def) ||
                 isa<LoadOp, GatherOp, TransOp, ReshapeOp, BroadcastOp, ExpandDimsOp, AddPtrOp,
                     PtrCastOp, ConvertLayoutOp>(def))) {
       ok = true;
-      if (isStagedLoad(def))
-        return rematerializable[key] = true;
       if (auto load = dyn_cast<LoadOp>(def)) {
         AxisInfo ptr = axis.get(load.getPtr());
         ok = ptr.contiguity * byteWidth(getElementTypeOrSelf(load)) <= kShortRunBytes;
