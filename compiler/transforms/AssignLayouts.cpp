@@ -54,12 +54,18 @@ int64_t byteWidth(Type t) { return std::max<int64_t>(1, t.getIntOrFloatBitWidth(
 
 bool isTile(Value v) { return isa<RankedTensorType>(v.getType()); }
 
-/// Erases the ops in `block` whose results nothing uses.
+/// Erases the ops in `block` (and the blocks nested in it) whose results
+/// nothing uses, last to first, so that a dead chain goes as a whole: a
+/// recomputed value's original (say an unpacking chain redone in a dot
+/// operand's layout) must not count as a use of what it was computed from.
 void eraseDeadOps(Block &block) {
-  block.walk<WalkOrder::PostOrder, ReverseIterator>([](Operation *op) {
-    if (isOpTriviallyDead(op))
-      op->erase();
-  });
+  for (Operation &op : llvm::make_early_inc_range(llvm::reverse(block))) {
+    for (Region &region : op.getRegions())
+      for (Block &nested : region)
+        eraseDeadOps(nested);
+    if (isOpTriviallyDead(&op))
+      op.erase();
+  }
 }
 
 /// An arith or math op with one result and no regions: it works element by
