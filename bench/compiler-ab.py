@@ -3,6 +3,7 @@
 the base's time (first run) and the variant's ratio to the base in each of the two runs.
 
     python3 bench/compiler-ab.py FILES_AT/compiler-ab.tar.xz
+    python3 bench/compiler-ab.py --self-test      (the parsing, on lines of both programs' formats)
 """
 import io
 import re
@@ -24,7 +25,25 @@ def rows(text):
     return out
 
 
+def self_test():
+    """rows() on lines in norm-gpu's and mqa-gpu's formats (bench/runs/2026-12-02-check-26/run80b)."""
+    norm = ("copy bandwidth (1 GiB device-to-device, read+write): 3900 GB/s\n\n"
+            "| kernel | dtype | M | N | tilec us | GB/s | % of copy | warps (best of) |\n"
+            "|---|---|---|---|---|---|---|---|\n"
+            "| rms_norm | bf16 | 1 | 4096 | 4.6 | 4 | 0.1 | 8 (3) |\n"
+            "| rms_norm | bf16 | 128 | 7168 | error: launch failed |\n")
+    assert rows(norm) == {"rms_norm 1x4096": 4.6}, rows(norm)
+    mqa = ("fp8_mqa_logits.bt64.c1024      S=1     T=1      causal   rows/1    err/bound 0.008  pass\n"
+           "| fp8_mqa_logits.bt64.c1024 | S=4096 T=4096 causal | 385.1 us | 357.0 TFLOP/s |\n"
+           "| fp8_paged_mqa_logits.bt64.c256 | B=32 next_n=1 ctx=8192 | 28.9 us | 143.2 TFLOP/s | 1199 GB/s |\n")
+    assert rows(mqa) == {"fp8_mqa_logits.bt64.c1024 S=4096 T=4096 causal": 385.1,
+                         "fp8_paged_mqa_logits.bt64.c256 B=32 next_n=1 ctx=8192": 28.9}, rows(mqa)
+    print("bench/compiler-ab.py self-test: passed")
+
+
 def main():
+    if sys.argv[1:] == ["--self-test"]:
+        return self_test()
     tar = tarfile.open(sys.argv[1])
     text = {m.name.lstrip("./"): tar.extractfile(m).read().decode() for m in tar.getmembers() if m.isfile()}
     print("| row | base us | base2 / base | variant / base (2 runs) |\n|---|---|---|---|")
