@@ -9,9 +9,9 @@
 // on them but divisions) are recomputed in the needed layout, and so are
 // values computed from them and from short-run loads, table gathers and
 // reductions along a short dimension (the loads re-issued in the new layout,
-// the reduction done in each thread's registers); in addresses and shift
-// amounts, index-table loads, divisions and a loop's carried values are
-// converted, the arithmetic on them redone; anything else goes through
+// the reduction done in each thread's registers); in addresses, shift
+// amounts and select conditions, index-table loads, divisions and a loop's
+// carried values are converted, the arithmetic on them redone; anything else goes through
 // tile.convert_layout. A load that PipelineLoads will stage (in a loop of
 // num_stages > 1) counts as one of any layout too: the data computed from it
 // is redone in its user's layout and the load converted right after it, so
@@ -111,16 +111,18 @@ bool isStagedLoad(Operation *op) {
 }
 
 /// What a value goes into where rematerialization meets it: data, or index
-/// arithmetic, an address offset or a shift amount (computed from a paged
-/// kernel's block table, and from the values a loop carries, such as slot
-/// offsets or block-table entries read ahead: those convert as leaves
-/// there).
+/// arithmetic, an address offset, a shift amount or a select's condition
+/// (computed from a paged kernel's block table, and from the values a loop
+/// carries, such as slot offsets or block-table entries read ahead: those
+/// convert as leaves there).
 enum class Use { Data, Index };
 
 Use operandUse(Operation *op, Value operand) {
   if (auto addptr = dyn_cast<AddPtrOp>(op); addptr && operand == addptr.getOffset())
     return Use::Index;
   if (isa<arith::ShLIOp, arith::ShRSIOp, arith::ShRUIOp>(op) && operand == op->getOperand(1))
+    return Use::Index;
+  if (auto select = dyn_cast<arith::SelectOp>(op); select && operand == select.getCondition())
     return Use::Index;
   return Use::Data;
 }
