@@ -255,6 +255,41 @@ std::string stagedWords(const LayoutVariant &v, const norms::Launcher &launch, i
   return compare("out", out, want, tol);
 }
 
+std::string selectRows(const LayoutVariant &v, const norms::Launcher &launch, int64_t M,
+                       std::mt19937_64 &rng) {
+  int64_t bk = define(v, "BK");
+  // Row m's words are w[m, 0 .. 2 BK), each two f16 (the low half first);
+  // A[m, k] is the low or the high half of word 2 k as flags[m] is 0 or not.
+  Operands w = randomOperand("f16", size_t(M * 2 * bk * 2), rng);
+  Operands b = randomOperand("f16", size_t(bk * 8), rng);
+  std::vector<int32_t> flags(static_cast<size_t>(M));
+  std::uniform_int_distribution<int32_t> flag(0, 3);
+  for (int32_t &f : flags)
+    f = flag(rng) & 1;
+  auto out = poisoned(size_t(M * 8));
+  std::string err = launch({1, 1, 1},
+                           {Arg::pointer(w.bytes.data()), Arg::pointer(flags.data()),
+                            Arg::pointer(b.bytes.data()), ptr(out), Arg::integer(M)},
+                           {w.bytes.size(), flags.size() * sizeof(int32_t), b.bytes.size(),
+                            bytes(out), 0});
+  if (!err.empty())
+    return err;
+  std::vector<double> want(out.size()), tol(out.size());
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t n = 0; n < 8; ++n) {
+      double sum = 0, abs = 0;
+      for (int64_t k = 0; k < bk; ++k) {
+        double a = w.values[size_t(2 * (m * 2 * bk + 2 * k) + (flags[size_t(m)] ? 1 : 0))];
+        double prod = a * b.values[size_t(k * 8 + n)];
+        sum += prod;
+        abs += std::fabs(prod);
+      }
+      want[size_t(m * 8 + n)] = sum;
+      tol[size_t(m * 8 + n)] = double(bk) * 6e-8 * abs;
+    }
+  return compare("out", out, want, tol);
+}
+
 std::string dotChain(const LayoutVariant &v, const norms::Launcher &launch, int64_t G,
                      std::mt19937_64 &rng) {
   const std::string &t = v.defines.at("T");
@@ -453,6 +488,9 @@ std::vector<LayoutVariant> tile::layouts::layoutVariants() {
   // Staged words unpacked into a dot operand (K = 16, 32, 64 f16 a row).
   for (unsigned bk : {16u, 32u, 64u})
     out.push_back({"staged_words", {{"BK", std::to_string(bk)}}, 1});
+  // Words carried an iteration ahead and unpacked twice, per-row selects.
+  for (unsigned bk : {16u, 32u, 64u})
+    out.push_back({"select_rows", {{"BK", std::to_string(bk)}}, 1});
   return out;
 }
 
@@ -471,8 +509,8 @@ std::vector<std::pair<int64_t, int64_t>> tile::layouts::layoutShapes(const Layou
     return {{1, 1}, {3, 1}, {64, 1}};
   if (v.kernel == "wide_rows") // M rows
     return {{1, 8}, {37, 8}, {256, 8}, {1000, 8}};
-  if (v.kernel == "staged_words") // M rows: 1, 3 and 63 iterations, the last ragged
-    return {{1, 1}, {37, 1}, {1000, 1}};
+  if (v.kernel == "staged_words" || v.kernel == "select_rows") // M rows: 1, 3 and 63
+    return {{1, 1}, {37, 1}, {1000, 1}};                          // iterations, the last ragged
   return {{1, 1}, {50, 70}, {128, 96}, {33, 200}};
 }
 
@@ -486,6 +524,7 @@ std::string tile::layouts::runLayoutCase(const LayoutVariant &variant,
                     : variant.kernel == "lookups"                                       ? 5
                     : variant.kernel == "wide_rows"                                     ? 3
                     : variant.kernel == "staged_words"                                  ? 4
+                    : variant.kernel == "select_rows"                                   ? 5
                     : variant.kernel == "dot_chain"                                     ? 4
                                                                                         : 4;
   if (params.size() != expected)
@@ -507,5 +546,7 @@ std::string tile::layouts::runLayoutCase(const LayoutVariant &variant,
     return dotChain(variant, launch, M, rng);
   if (variant.kernel == "staged_words")
     return stagedWords(variant, launch, M, rng);
+  if (variant.kernel == "select_rows")
+    return selectRows(variant, launch, M, rng);
   return transposeStats(variant, launch, M, N, rng);
 }
