@@ -11,12 +11,12 @@
 // reductions along a short dimension (the loads re-issued in the new layout,
 // the reduction done in each thread's registers); in addresses, shift
 // amounts and select conditions, index-table loads, divisions and a loop's
-// carried values are converted, the arithmetic on them redone; anything else goes through
-// tile.convert_layout. A load that PipelineLoads will stage (in a loop of
-// num_stages > 1) counts as one of any layout too: the data computed from it
-// is redone in its user's layout and the load converted right after it, so
-// that the stage is read back in that layout (PipelineLoads' readLayout)
-// instead of converted again further on.
+// carried values are converted, the arithmetic on them redone; anything
+// else goes through tile.convert_layout. A load that PipelineLoads will
+// stage (in a loop of num_stages > 1) counts as one of any layout too: the
+// data computed from it is redone in its user's layout and the load
+// converted right after it, so that the stage is read back in that layout
+// (PipelineLoads' readLayout) instead of converted again further on.
 //
 //===----------------------------------------------------------------------===//
 #include "tile/Analysis/AxisInfo.h"
