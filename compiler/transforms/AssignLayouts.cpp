@@ -334,10 +334,12 @@ private:
         done && !(remat && isa_and_present<ConvertLayoutOp>(done.getDefiningOp())))
       return done;
     Value result;
-    if (canRecompute(v, 0) || isa_and_present<BroadcastOp, ExpandDimsOp, ReshapeOp, TransOp>(def) ||
+    if (canRecompute(v, 0) ||
+        isa_and_present<BroadcastOp, ExpandDimsOp, ReshapeOp, TransOp, ConvertLayoutOp>(def) ||
         remat) {
       // Broadcasts, expand_dims and transposes move no data: redo them in
-      // the new layout and convert their (smaller) source instead.
+      // the new layout and convert their (smaller) source instead; a
+      // conversion's result is converted from its source (once, not twice).
       result = recompute(v, layout, use);
     } else {
       OpBuilder b(ctx);
