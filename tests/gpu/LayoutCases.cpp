@@ -223,9 +223,26 @@ std::string matmul(const LayoutVariant &v, const norms::Launcher &launch, int64_
   return compare("c", c, want, tol);
 }
 
-/// dot_chain: o[g] = v[g] T(x[g] y[g]) for G problems. The f32 sum of an
-/// element of x y and the f64 one may round to neighbouring T values (one
-/// ulp_T of p apart); the rest is f32 accumulation of exact products.
+/// out[M, 8] against A[M, BK] b[BK, 8] in f64, A[m, k] = a(m, k): the f32
+/// accumulation of exact f16 products, within BK 6e-8 times their absolute sum.
+template <typename A>
+std::string compareProduct(const std::vector<float> &out, int64_t M, int64_t bk,
+                           const Operands &b, A a) {
+  std::vector<double> want(out.size()), tol(out.size());
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t n = 0; n < 8; ++n) {
+      double sum = 0, abs = 0;
+      for (int64_t k = 0; k < bk; ++k) {
+        double prod = a(m, k) * b.values[size_t(k * 8 + n)];
+        sum += prod;
+        abs += std::fabs(prod);
+      }
+      want[size_t(m * 8 + n)] = sum;
+      tol[size_t(m * 8 + n)] = double(bk) * 6e-8 * abs;
+    }
+  return compare("out", out, want, tol);
+}
+
 std::string stagedWords(const LayoutVariant &v, const norms::Launcher &launch, int64_t M,
                         std::mt19937_64 &rng) {
   int64_t bk = define(v, "BK");
@@ -240,19 +257,8 @@ std::string stagedWords(const LayoutVariant &v, const norms::Launcher &launch, i
                            {a.bytes.size(), b.bytes.size(), bytes(out), 0});
   if (!err.empty())
     return err;
-  std::vector<double> want(out.size()), tol(out.size());
-  for (int64_t m = 0; m < M; ++m)
-    for (int64_t n = 0; n < 8; ++n) {
-      double sum = 0, abs = 0;
-      for (int64_t k = 0; k < bk; ++k) {
-        double prod = a.values[m * bk + k] * b.values[k * 8 + n];
-        sum += prod;
-        abs += std::fabs(prod);
-      }
-      want[m * 8 + n] = sum;
-      tol[m * 8 + n] = double(bk) * 6e-8 * abs;
-    }
-  return compare("out", out, want, tol);
+  return compareProduct(out, M, bk, b,
+                        [&](int64_t m, int64_t k) { return a.values[size_t(m * bk + k)]; });
 }
 
 std::string selectRows(const LayoutVariant &v, const norms::Launcher &launch, int64_t M,
@@ -274,22 +280,14 @@ std::string selectRows(const LayoutVariant &v, const norms::Launcher &launch, in
                             bytes(out), 0});
   if (!err.empty())
     return err;
-  std::vector<double> want(out.size()), tol(out.size());
-  for (int64_t m = 0; m < M; ++m)
-    for (int64_t n = 0; n < 8; ++n) {
-      double sum = 0, abs = 0;
-      for (int64_t k = 0; k < bk; ++k) {
-        double a = w.values[size_t(2 * (m * 2 * bk + 2 * k) + (flags[size_t(m)] ? 1 : 0))];
-        double prod = a * b.values[size_t(k * 8 + n)];
-        sum += prod;
-        abs += std::fabs(prod);
-      }
-      want[size_t(m * 8 + n)] = sum;
-      tol[size_t(m * 8 + n)] = double(bk) * 6e-8 * abs;
-    }
-  return compare("out", out, want, tol);
+  return compareProduct(out, M, bk, b, [&](int64_t m, int64_t k) {
+    return w.values[size_t(2 * (m * 2 * bk + 2 * k) + (flags[size_t(m)] ? 1 : 0))];
+  });
 }
 
+/// dot_chain: o[g] = v[g] T(x[g] y[g]) for G problems. The f32 sum of an
+/// element of x y and the f64 one may round to neighbouring T values (one
+/// ulp_T of p apart); the rest is f32 accumulation of exact products.
 std::string dotChain(const LayoutVariant &v, const norms::Launcher &launch, int64_t G,
                      std::mt19937_64 &rng) {
   const std::string &t = v.defines.at("T");
