@@ -1,20 +1,26 @@
 #!/usr/bin/env python3
-"""Tabulates bench/compiler-ab.sh's files: each timing row of norm-gpu --time-only and mqa-gpu,
+"""Tabulates bench/compiler-ab.sh's files: each timing row of norm-gpu --time-only, mqa-gpu and tq-gpu,
 the base's time (first run) and the variant's ratio to the base in each of the two runs.
 
     python3 bench/compiler-ab.py FILES_AT/compiler-ab.tar.xz
     python3 bench/compiler-ab.py --self-test      (the parsing, on lines of both programs' formats)
 """
 import io
+import json
 import re
 import sys
 import tarfile
 
 
 def rows(text):
-    """{row label: microseconds} from the markdown timing rows of norm-gpu and mqa-gpu."""
+    """{row label: microseconds} from the markdown timing rows of norm-gpu and mqa-gpu and the
+    TQ-JSON rows of tq-gpu (rotate + stage 1 + stage 2)."""
     out = {}
     for line in text.splitlines():
+        if line.startswith("TQ-JSON "):
+            r = json.loads(line[len("TQ-JSON "):])
+            out[f"{r['stage1_build']} {r['B']}x{r['seq_len']}"] = round(1000 * r["ms"], 3)
+            continue
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if not line.startswith("| ") or len(cells) < 3 or cells[0] in ("kernel", "---"):
             continue
@@ -38,6 +44,11 @@ def self_test():
            "| fp8_paged_mqa_logits.bt64.c256 | B=32 next_n=1 ctx=8192 | 28.9 us | 143.2 TFLOP/s | 1199 GB/s |\n")
     assert rows(mqa) == {"fp8_mqa_logits.bt64.c1024 S=4096 T=4096 causal": 385.1,
                          "fp8_paged_mqa_logits.bt64.c256 B=32 next_n=1 ctx=8192": 28.9}, rows(mqa)
+    tq = ('| k4v4.mma.tok |  32 |  8192 | 4 |  6 | 0.1847 | 0.1717 | 0.0068 | 2.8e+08 | 1522 | pass 0.382 |\n'
+          'TQ-JSON {"preset": "k4v4", "B": 32, "seq_len": 8192, "heads": 4, "splits": 6, "ms": 0.184736, '
+          '"stage1_ms": 0.171712, "stage2_ms": 0.006848, "mma": 2, '
+          '"stage1_build": "turboquant_decode_stage1.d128.k4v4.h4.mma.tok"}\n')
+    assert rows(tq) == {"turboquant_decode_stage1.d128.k4v4.h4.mma.tok 32x8192": 184.736}, rows(tq)
     print("bench/compiler-ab.py self-test: passed")
 
 
@@ -47,7 +58,9 @@ def main():
     tar = tarfile.open(sys.argv[1])
     text = {m.name.lstrip("./"): tar.extractfile(m).read().decode() for m in tar.getmembers() if m.isfile()}
     print("| row | base us | base2 / base | variant / base (2 runs) |\n|---|---|---|---|")
-    for kind in ("norm", "mqa"):
+    for kind in ("norm", "mqa", "tq"):
+        if f"base-{kind}1.txt" not in text:
+            continue
         b1, b2 = rows(text[f"base-{kind}1.txt"]), rows(text[f"base-{kind}2.txt"])
         v1, v2 = rows(text[f"v-{kind}1.txt"]), rows(text[f"v-{kind}2.txt"])
         for key, us in b1.items():
