@@ -261,9 +261,13 @@ TqProblem tq::makeProblem(const TqCase &c, uint64_t seed) {
 }
 
 KernelLaunch TqProblem::rotate() const {
-  return {{uint32_t(batch * c.hq), 1, 1},
-          {Arg::pointer(q.data()), Arg::pointer(cache->rotation.data()), Arg::pointer(qf.data())},
-          {q.size(), cache->rotation.size() * 4, qf.size() * 4}};
+  // 16 query rows a program; the columns in blocks of the kernel's RB = 32
+  // (D = 64 makes 2 of them).
+  int64_t rows = batch * c.hq;
+  return {{uint32_t(cdiv(rows, 16)), uint32_t(c.d / 32), 1},
+          {Arg::pointer(q.data()), Arg::pointer(cache->rotation.data()), Arg::pointer(qf.data()),
+           Arg::integer(rows)},
+          {q.size(), cache->rotation.size() * 4, qf.size() * 4, 0}};
 }
 
 KernelLaunch TqProblem::stage1() const {
@@ -334,7 +338,7 @@ std::string tq::runKernels(const TqKernels &k, TqProblem &p) {
   };
   std::vector<Step> steps;
   if (rotates(p.c))
-    steps.push_back({"turboquant_rotate", k.rotate, 3, p.rotate()});
+    steps.push_back({"turboquant_rotate", k.rotate, 4, p.rotate()});
   steps.push_back({"turboquant_decode_stage1", k.stage1, 13, p.stage1()});
   steps.push_back({"turboquant_decode_stage2", k.stage2, 7, p.stage2()});
   for (const Step &s : steps)

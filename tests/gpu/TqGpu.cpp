@@ -114,9 +114,12 @@ std::string stage2Build(const TqCase &c) {
 std::vector<std::pair<std::string, std::string>> buildsOf(const TqCase &c, int mma) {
   std::string t = std::string(test::name(c.dtype)), d = " -D D=" + std::to_string(c.d);
   std::vector<std::pair<std::string, std::string>> builds;
+  // The rotation with two warps a program: 80 registers, so that the 1024
+  // programs of 4096 query rows are one wave (bench/RESULTS.md run 86).
   if (rotates(c))
     builds.push_back({rotateBuild(c), "--kernel turboquant_rotate -D T=" + t + d +
-                                          " --assume q=16 --assume r=16 --assume qf=16"});
+                                          " --num-warps=2 --assume q=16 --assume r=16"
+                                          " --assume qf=16"});
   builds.push_back({stage1Build(c, mma),
                     "--kernel turboquant_decode_stage1" + d + " -D KBITS=" +
                         std::to_string(c.kbits) + " -D VBITS=" + std::to_string(c.vbits) +
