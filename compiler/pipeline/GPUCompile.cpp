@@ -125,7 +125,7 @@ std::string emitNVPTX(llvm::Module &module, const mlir::tileir::NVPTXChip &chip,
                       const CompileOptions &options, Output output, std::string &error) {
   if (output == Output::LLVMText)
     return printModule(module);
-  std::string ptx = mlir::tileir::emitPTX(module, chip, options.optLevel, error);
+  std::string ptx = mlir::tileir::emitPTX(module, chip, options.optLevel, options.scalarize, error);
   if (!error.empty())
     error = "PTX emission failed: " + error;
   return ptx;
@@ -139,7 +139,7 @@ std::string emitAMDGPU(llvm::Module &module, const mlir::tileir::AMDGPUChip &chi
     return printModule(module);
   auto kind = output == Output::Assembly ? mlir::tileir::AMDGPUOutput::Assembly
                                          : mlir::tileir::AMDGPUOutput::CodeObject;
-  std::string text = mlir::tileir::emitAMDGPU(module, chip, options.optLevel, kind, error);
+  std::string text = mlir::tileir::emitAMDGPU(module, chip, options.optLevel, options.scalarize, kind, error);
   if (!error.empty())
     error = "AMDGPU code generation failed: " + error;
   return text;

@@ -27,6 +27,7 @@ std::string variantKey(const std::string &source, const CompileOptions &options)
       {"cubin", options.cubin ? "1" : "0"},
       {"occupancy", std::to_string(options.occupancy)}, // the shared memory budget
       {"max_registers", std::to_string(options.maxRegisters)},
+      {"scalarize", options.scalarize ? "1" : "0"},
       {"source", source}};
   for (auto &[name, value] : options.defines)
     parts.push_back({"define:" + name, value});

@@ -80,7 +80,7 @@ constexpr int kFormulations = 3;
 const char *formulationSuffix(int mma) {
   return mma == 0 ? "" : mma == 1 ? ".mma" : ".mma.tok";
 }
-std::string formulationArgs(int mma, int kbits) {
+std::string formulationArgs(int mma, int kbits, int64_t heads) {
   // BLOCK_T 16 and the register caps: the fastest on the H200 (bench/RESULTS.md runs 57, 61,
   // 62, 74, 76, 77). A one-warp program's registers come from one scheduler's quarter of the
   // register file: up to 170 a thread hold 3 programs a scheduler, 128 hold 4. fp8 keys at
@@ -88,9 +88,14 @@ std::string formulationArgs(int mma, int kbits) {
   // 3-bit keys at 152 (also 3 programs a scheduler: 0.983-0.995x the time of 144, run 78; as
   // ptxas chooses, 168, they took 1.12x, run 77; 128 spills: 1.19-1.34x); 4-bit keys as ptxas
   // chooses (168; 128 took 1.04-1.06x, 152 0.993-1.026x); BLOCK_T 32 1.02-1.44x.
+  // --scalarize (LLVM's Scalarizer before -O; run 88): 3-bit keys 0.955-0.975x (the loop 684
+  // -> 562 PTX ops), 4-bit keys 0.949-0.960x with the group's heads, but 1.075x with one.
   if (mma == 2)
     return std::string(" -D MMA=2 --num-warps=1 -D BLOCK_T=16") +
-           (kbits == 8 ? " --max-registers=128" : kbits == 3 ? " --max-registers=152" : "");
+           (kbits == 8   ? " --max-registers=128"
+            : kbits == 3 ? " --max-registers=152 --scalarize"
+            : heads > 1  ? " --scalarize"
+                         : "");
   return mma == 0 ? "" : " -D MMA=1 -D BLOCK_T=32";
 }
 /// Warps a program of each formulation runs: with --programs-per-sm N the
@@ -124,7 +129,7 @@ std::vector<std::pair<std::string, std::string>> buildsOf(const TqCase &c, int m
                     "--kernel turboquant_decode_stage1" + d + " -D KBITS=" +
                         std::to_string(c.kbits) + " -D VBITS=" + std::to_string(c.vbits) +
                         " -D HEADS=" + std::to_string(c.headsPerProgram) +
-                        formulationArgs(mma, c.kbits) + (rotates(c) ? "" : " -D QT=" + t) +
+                        formulationArgs(mma, c.kbits, c.headsPerProgram) + (rotates(c) ? "" : " -D QT=" + t) +
                         " --assume q=16 --assume kv_cache=16 --assume codebook=16"
                         " --assume mid_o=16"});
   builds.push_back({stage2Build(c), "--kernel turboquant_decode_stage2 -D T=" + t + d +

@@ -87,7 +87,7 @@ TARGET is host (default), sm_80, sm_89, sm_90, sm_90a, gfx90a, gfx942 or gfx950.
 const char *kCompileUsage = R"(usage: tilec compile FILE --target=TARGET -o OUT [-D NAME=VALUE]...
                      [--kernel NAME] [--num-warps=N] [--assume NAME=DIV]... [--time]
                      [--no-cache] [--cache-dir DIR] [--occupancy=N]
-                     [--max-registers=N] [--code-object=5|6]
+                     [--max-registers=N] [--scalarize] [--code-object=5|6]
 
 TARGET is sm_80, sm_89, sm_90 or sm_90a (OUT is PTX text) or gfx90a, gfx942 or
 gfx950 (OUT is an HSA code object, e.g. OUT.hsaco; --code-object picks its
@@ -104,6 +104,9 @@ vectorised; the caller must only launch it with such arguments.
 --max-registers (NVIDIA targets) caps the registers a thread may use, 16 to
 255 (PTX .maxnreg; default: ptxas's choice): fewer registers let more warps
 share an SM, at the price of spills to local memory.
+--scalarize runs LLVM's Scalarizer (vector operations of 32 bits and wider
+split into scalars) and InstCombine before LLVM's -O pipeline: a measured
+choice per kernel (it helps some and slows others).
 When the kernel's shared memory (LDS) is over the target's per-workgroup limit
 or the budget that leaves room for --occupancy workgroups per SM / CU (default
 2), tunable parameters that -D leaves free are shrunk to fit (as `tilec
@@ -279,6 +282,8 @@ std::string parseArgs(const std::vector<std::string> &args, bool wantStage, Comm
       err = rangeValue("--occupancy", 1, 64, "workgroups per SM/CU", out.options.occupancy);
     } else if (a == "--max-registers" || a.rfind("--max-registers=", 0) == 0) {
       err = rangeValue("--max-registers", 16, 255, "registers a thread", out.options.maxRegisters);
+    } else if (command == "compile" && a == "--scalarize") {
+      out.options.scalarize = true;
     } else if (a == "--code-object" || a.rfind("--code-object=", 0) == 0) {
       std::string v;
       err = value("--code-object", v);

@@ -5,8 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "AMDGPUTarget.h"
-
-#include "mlir/ExecutionEngine/OptUtils.h"
+#include "../OptimizeModule.h"
 
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/MC/TargetRegistry.h"
@@ -133,17 +132,15 @@ bool mlir::tileir::prepareAMDGPUModule(llvm::Module &module, const AMDGPUChip &c
 }
 
 std::string mlir::tileir::emitAMDGPU(llvm::Module &module, const AMDGPUChip &chip,
-                                     unsigned optLevel, AMDGPUOutput output,
+                                     unsigned optLevel, bool scalarize, AMDGPUOutput output,
                                      std::string &error) {
   auto level = llvm::CodeGenOpt::getLevel(int(optLevel));
   auto tm = createTargetMachine(chip, level.value_or(llvm::CodeGenOptLevel::Default), error);
   if (!tm)
     return "";
-  auto optimize = mlir::makeOptimizingTransformer(optLevel, 0, tm.get());
-  if (llvm::Error err = optimize(&module)) {
-    error = llvm::toString(std::move(err));
+  error = optimizeModule(module, *tm, optLevel, scalarize);
+  if (!error.empty())
     return "";
-  }
   llvm::SmallString<0> text;
   llvm::raw_svector_ostream os(text);
   llvm::legacy::PassManager pm;

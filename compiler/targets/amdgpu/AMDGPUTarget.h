@@ -26,11 +26,11 @@ bool prepareAMDGPUModule(llvm::Module &module, const AMDGPUChip &chip,
 
 enum class AMDGPUOutput { Assembly, CodeObject };
 
-/// Optimises a prepared `module` and compiles it to AMDGCN assembly text or
-/// to a linked HSA code object (an ELF shared object); returns "" and sets
-/// `error` on failure.
+/// Optimises a prepared `module` (optimizeModule, `scalarize` as there) and
+/// compiles it to AMDGCN assembly text or to a linked HSA code object (an ELF
+/// shared object); returns "" and sets `error` on failure.
 std::string emitAMDGPU(llvm::Module &module, const AMDGPUChip &chip, unsigned optLevel,
-                       AMDGPUOutput output, std::string &error);
+                       bool scalarize, AMDGPUOutput output, std::string &error);
 
 } // namespace mlir::tileir
 

@@ -1,7 +1,6 @@
 //===- NVPTXTarget.cpp - NVIDIA chips and PTX emission --------------------===//
 #include "NVPTXTarget.h"
-
-#include "mlir/ExecutionEngine/OptUtils.h"
+#include "../OptimizeModule.h"
 
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/Support/CommandLine.h"
@@ -68,7 +67,7 @@ std::unique_ptr<llvm::TargetMachine> createShortPointerMachine(const llvm::Targe
 } // namespace
 
 std::string mlir::tileir::emitPTX(llvm::Module &module, const NVPTXChip &chip,
-                                  unsigned optLevel, std::string &error) {
+                                  unsigned optLevel, bool scalarize, std::string &error) {
   LLVMInitializeNVPTXTargetInfo();
   LLVMInitializeNVPTXTarget();
   LLVMInitializeNVPTXTargetMC();
@@ -84,11 +83,9 @@ std::string mlir::tileir::emitPTX(llvm::Module &module, const NVPTXChip &chip,
   }
   module.setTargetTriple(triple);
   module.setDataLayout(tm->createDataLayout());
-  auto optimize = mlir::makeOptimizingTransformer(optLevel, 0, tm.get());
-  if (llvm::Error err = optimize(&module)) {
-    error = llvm::toString(std::move(err));
+  error = optimizeModule(module, *tm, optLevel, scalarize);
+  if (!error.empty())
     return "";
-  }
   llvm::SmallString<0> ptx;
   llvm::raw_svector_ostream os(ptx);
   llvm::legacy::PassManager pm;

@@ -22,9 +22,10 @@ struct NVPTXChip {
 std::optional<NVPTXChip> lookupNVPTXChip(StringRef name);
 std::unique_ptr<GPUTargetInfo> createNVPTXTargetInfo(const NVPTXChip &chip);
 
-/// Compiles `module` to PTX text; returns "" and sets `error` on failure.
+/// Compiles `module` to PTX text (optimizeModule's `scalarize` first where
+/// set); returns "" and sets `error` on failure.
 std::string emitPTX(llvm::Module &module, const NVPTXChip &chip, unsigned optLevel,
-                    std::string &error);
+                    bool scalarize, std::string &error);
 
 /// Assembles `ptx` into a cubin with ptxas; "" and `error` set on failure.
 std::string assembleCubin(const std::string &ptx, const NVPTXChip &chip, std::string &error);

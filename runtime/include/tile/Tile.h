@@ -55,6 +55,11 @@ struct CompileOptions {
   /// to 255; 0 leaves the choice to ptxas). Fewer registers let more warps
   /// share an SM, at the price of spills to local memory.
   unsigned maxRegisters = 0;
+  /// GPU targets: run LLVM's Scalarizer (vector operations of 32 bits and
+  /// wider split into scalars) and InstCombine before the -O pipeline. It
+  /// helps some kernels and slows others: TurboQuant's MSE stage 1 takes it
+  /// (bench/RESULTS.md runs 80 and 88).
+  bool scalarize = false;
 };
 
 /// The element type of a kernel parameter.
