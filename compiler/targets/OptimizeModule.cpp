@@ -7,11 +7,9 @@
 #include "llvm/Transforms/InstCombine/InstCombine.h"
 #include "llvm/Transforms/Scalar/Scalarizer.h"
 
-using namespace mlir;
-
 namespace {
 
-void scalarize(llvm::Module &module, llvm::TargetMachine &tm) {
+void runScalarizer(llvm::Module &module, llvm::TargetMachine &tm) {
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
@@ -35,9 +33,9 @@ void scalarize(llvm::Module &module, llvm::TargetMachine &tm) {
 } // namespace
 
 std::string mlir::tileir::optimizeModule(llvm::Module &module, llvm::TargetMachine &tm,
-                                         unsigned optLevel, bool scalarizeFirst) {
-  if (scalarizeFirst && optLevel > 0)
-    scalarize(module, tm);
+                                         unsigned optLevel, bool scalarize) {
+  if (scalarize && optLevel > 0)
+    runScalarizer(module, tm);
   auto optimize = mlir::makeOptimizingTransformer(optLevel, 0, &tm);
   if (llvm::Error err = optimize(&module))
     return llvm::toString(std::move(err));
