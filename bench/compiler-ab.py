@@ -3,7 +3,7 @@
 the base's time (first run) and the variant's ratio to the base in each of the two runs.
 
     python3 bench/compiler-ab.py FILES_AT/compiler-ab.tar.xz
-    python3 bench/compiler-ab.py --self-test      (the parsing, on lines of both programs' formats)
+    python3 bench/compiler-ab.py --self-test      (the parsing, on lines of the three programs' formats)
 """
 import io
 import json
@@ -32,7 +32,8 @@ def rows(text):
 
 
 def self_test():
-    """rows() on lines in norm-gpu's and mqa-gpu's formats (bench/runs/2026-12-02-check-26/run80b)."""
+    """rows() on lines in norm-gpu's, mqa-gpu's (bench/runs/2026-12-02-check-26/run80b) and tq-gpu's
+    formats."""
     norm = ("copy bandwidth (1 GiB device-to-device, read+write): 3900 GB/s\n\n"
             "| kernel | dtype | M | N | tilec us | GB/s | % of copy | warps (best of) |\n"
             "|---|---|---|---|---|---|---|---|\n"

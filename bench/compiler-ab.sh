@@ -12,6 +12,12 @@ set -u
 variant=$1
 parts=${AB_TIME:-norm mqa}
 shapes=${TQ_SHAPES:-k4v4:32:8192,k4v4:8:32768,k3v4:32:8192,k8v4:32:8192,k8v4:8:32768}
+for p in $parts; do
+  case $p in
+  norm | mqa | tq) ;;
+  *) echo "compiler-ab.sh: AB_TIME part '$p' is not norm, mqa or tq"; exit 2 ;;
+  esac
+done
 root=$(pwd)
 base="$root/.carry/gpu"
 vdir=$(mktemp -d)
@@ -38,7 +44,6 @@ for rep in 1 2; do
       mqa) timeout 150 "$d/mqa-gpu" "$d" >"$OUT/$n-mqa$rep.txt" 2>&1 ;;
       tq) (cd "$d" && timeout 150 ./tq-gpu . --formulation 2 --bench-only --shape "$shapes") \
         >"$OUT/$n-tq$rep.txt" 2>&1 ;;
-      *) echo "compiler-ab.sh: AB_TIME part '$p' is not norm, mqa or tq"; exit 2 ;;
       esac
       echo "$n $p$rep rc $?"
     done

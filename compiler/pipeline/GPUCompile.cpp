@@ -139,7 +139,8 @@ std::string emitAMDGPU(llvm::Module &module, const mlir::tileir::AMDGPUChip &chi
     return printModule(module);
   auto kind = output == Output::Assembly ? mlir::tileir::AMDGPUOutput::Assembly
                                          : mlir::tileir::AMDGPUOutput::CodeObject;
-  std::string text = mlir::tileir::emitAMDGPU(module, chip, options.optLevel, options.scalarize, kind, error);
+  std::string text =
+      mlir::tileir::emitAMDGPU(module, chip, options.optLevel, options.scalarize, kind, error);
   if (!error.empty())
     error = "AMDGPU code generation failed: " + error;
   return text;

@@ -129,7 +129,8 @@ std::vector<std::pair<std::string, std::string>> buildsOf(const TqCase &c, int m
                     "--kernel turboquant_decode_stage1" + d + " -D KBITS=" +
                         std::to_string(c.kbits) + " -D VBITS=" + std::to_string(c.vbits) +
                         " -D HEADS=" + std::to_string(c.headsPerProgram) +
-                        formulationArgs(mma, c.kbits, c.headsPerProgram) + (rotates(c) ? "" : " -D QT=" + t) +
+                        formulationArgs(mma, c.kbits, c.headsPerProgram) +
+                        (rotates(c) ? "" : " -D QT=" + t) +
                         " --assume q=16 --assume kv_cache=16 --assume codebook=16"
                         " --assume mid_o=16"});
   builds.push_back({stage2Build(c), "--kernel turboquant_decode_stage2 -D T=" + t + d +
