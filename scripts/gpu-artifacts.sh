@@ -82,12 +82,16 @@ for chunk in 1024 4096; do
 done
 # fp8_paged_mqa_logits: bt64.c1024 (checked on every row), and the chunk sizes
 # mqa-gpu also checks and times at the anchors' paged shapes (CHUNK sets the
-# programs per sequence: B x next_n x cdiv(context, CHUNK) of them).
-for cfg in 64:1024 64:256 64:512 64:2048 128:1024; do
-  bt=${cfg%:*} chunk=${cfg#*:}
+# programs per sequence: B x cdiv(next_n, BLOCK_Q) x cdiv(context, CHUNK) of
+# them); bq2: two query rows a program (next_n = 2 reads each key row once), 8
+# warps (a warpgroup a row): of bq2's bt64.c512, bt64.c1024 and bt128.c1024 the
+# fastest at every next_n = 2 shape on the H200 (bench/RESULTS.md run 91).
+for cfg in 1:64:1024 1:64:256 1:64:512 1:64:2048 1:128:1024 2:64:1024; do
+  IFS=: read -r bq bt chunk <<<"$cfg"
+  name=fp8_paged_mqa_logits$([ "$bq" = 1 ] || echo .bq$bq).bt$bt.c$chunk
   $tilec compile kernels/mqa_logits/fp8_paged_mqa_logits.tile --target=$target -D BLOCK_T=$bt \
-    -D CHUNK=$chunk --assume q=16 --assume kv_cache=16 \
-    -o $out/fp8_paged_mqa_logits.bt$bt.c$chunk.ptx
+    -D CHUNK=$chunk -D BLOCK_Q=$bq --num-warps=$((4 * bq)) --assume q=16 --assume kv_cache=16 \
+    -o $out/$name.ptx
 done
 # Cubins (ptxas here) of the kernels whose machine code the suite disassembles on the GPU
 # machine (cuobjdump -sass there): mma.sync and wgmma on f16 and fp8, fp8_mqa_logits (wgmma from

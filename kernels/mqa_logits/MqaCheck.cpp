@@ -188,9 +188,15 @@ MqaResult tile::mqa::runMqaCase(const std::vector<ParamInfo> &params,
   return checkProblem(p);
 }
 
+std::array<uint32_t, 3> tile::mqa::pagedGrid(int64_t B, int64_t nextN, int64_t maxContext,
+                                             int64_t chunk, int64_t blockQ) {
+  return {uint32_t(B * ((nextN + blockQ - 1) / blockQ)),
+          uint32_t((maxContext + chunk - 1) / chunk), 1};
+}
+
 MqaResult tile::mqa::runPagedCase(const std::vector<ParamInfo> &params,
                                   const norms::Launcher &launch, const PagedCase &c, int64_t chunk,
-                                  uint64_t seed) {
+                                  uint64_t seed, int64_t blockQ) {
   MqaResult r;
   if (params.size() != 12) {
     r.error = "fp8_paged_mqa_logits: the build has " + std::to_string(params.size()) +
@@ -228,7 +234,7 @@ MqaResult tile::mqa::runPagedCase(const std::vector<ParamInfo> &params,
   for (float &v : w)
     v = weight(rng);
   int64_t stride = maxContext + 3;
-  std::vector<float> logits(size_t(rows * stride), std::nanf(""));
+  std::vector<float> logits(size_t((rows + kGuardRows) * stride), std::nanf(""));
   std::vector<Arg> args = {Arg::pointer(q.data()),       Arg::pointer(kv.data()),
                            Arg::pointer(kvScale.data()), Arg::pointer(w.data()),
                            Arg::pointer(table.data()),   Arg::pointer(lens.data()),
@@ -238,8 +244,8 @@ MqaResult tile::mqa::runPagedCase(const std::vector<ParamInfo> &params,
   std::vector<size_t> bytes = {q.size(), kv.size(), kvScale.size() * 4, w.size() * 4,
                                table.size() * 4, lens.size() * 4, logits.size() * 4,
                                0, 0, 0, 0, 0};
-  std::array<uint32_t, 3> grid = {uint32_t(rows), uint32_t((maxContext + chunk - 1) / chunk), 1};
-  if (std::string err = launch(grid, args, bytes); !err.empty()) {
+  if (std::string err = launch(pagedGrid(B, c.nextN, maxContext, chunk, blockQ), args, bytes);
+      !err.empty()) {
     r.error = err;
     return r;
   }
@@ -263,6 +269,8 @@ MqaResult tile::mqa::runPagedCase(const std::vector<ParamInfo> &params,
       checkLogit(r, row, j, out[j], masked, ref, abs);
     }
   }
+  for (int64_t i = rows; i < rows + kGuardRows; ++i)
+    checkPadding(r, i, &logits[size_t(i * stride)], 0, stride);
   r.pass = r.failures == 0;
   return r;
 }

@@ -79,10 +79,15 @@ struct PagedCase {
   int64_t H = 64, D = 128;
 };
 
-/// Makes, launches (a build with CHUNK = `chunk`) and checks a paged case on
-/// every row: tier B, -inf exactly at the positions a query does not see.
+/// Makes, launches (a build with CHUNK = `chunk` and BLOCK_Q = `blockQ`,
+/// which set the grid) and checks a paged case on every row: tier B, -inf
+/// exactly at the positions a query does not see.
 MqaResult runPagedCase(const std::vector<ParamInfo> &params, const norms::Launcher &launch,
-                       const PagedCase &c, int64_t chunk, uint64_t seed);
+                       const PagedCase &c, int64_t chunk, uint64_t seed, int64_t blockQ = 1);
+
+/// fp8_paged_mqa_logits' grid for `B` sequences of `nextN` query rows.
+std::array<uint32_t, 3> pagedGrid(int64_t B, int64_t nextN, int64_t maxContext, int64_t chunk,
+                                  int64_t blockQ);
 
 } // namespace tile::mqa
 

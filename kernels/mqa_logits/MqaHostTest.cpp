@@ -61,10 +61,14 @@ TEST(MqaHostTest, PagedMatchesTheReference) {
   source << in.rdbuf();
   ASSERT_FALSE(source.str().empty()) << "cannot read " << TILEC_PAGED_MQA_KERNEL;
   uint64_t seed = 700;
-  for (auto [blockT, chunk] : std::vector<std::pair<int64_t, int64_t>>{{64, 1024}, {16, 48}}) {
+  // BLOCK_Q = 2: two query rows of a sequence a program (next_n = 1 and 3
+  // leave a program a row past next_n).
+  for (auto [blockT, chunk, blockQ] : std::vector<std::array<int64_t, 3>>{
+           {64, 1024, 1}, {16, 48, 1}, {16, 48, 2}, {64, 256, 2}}) {
     CompileOptions options;
     options.defines["BLOCK_T"] = std::to_string(blockT);
     options.defines["CHUNK"] = std::to_string(chunk);
+    options.defines["BLOCK_Q"] = std::to_string(blockQ);
     auto kernel = compileForHost(source.str(), "fp8_paged_mqa_logits.tile", options);
     ASSERT_TRUE(bool(kernel)) << kernel.message();
     norms::Launcher launch = [&](std::array<uint32_t, 3> grid, const std::vector<Arg> &args,
@@ -72,9 +76,11 @@ TEST(MqaHostTest, PagedMatchesTheReference) {
       return (*kernel)->launch(grid, args);
     };
     for (PagedCase c : {PagedCase{{1}, 1, 16}, PagedCase{{37, 5, 100}, 2, 16},
-                        PagedCase{{1, 70}, 2, 64}, PagedCase{{130, 64}, 1, 64}}) {
-      MqaResult r = runPagedCase((*kernel)->params(), launch, c, chunk, seed++);
-      EXPECT_TRUE(r.pass) << "BLOCK_T=" << blockT << " CHUNK=" << chunk << " next_n="
+                        PagedCase{{1, 70}, 2, 64}, PagedCase{{130, 64}, 1, 64},
+                        PagedCase{{2, 90, 41}, 3, 16}}) {
+      MqaResult r = runPagedCase((*kernel)->params(), launch, c, chunk, seed++, blockQ);
+      EXPECT_TRUE(r.pass) << "BLOCK_T=" << blockT << " CHUNK=" << chunk << " BLOCK_Q=" << blockQ
+                          << " next_n="
                           << c.nextN << " block_size=" << c.blockSize << ": " << r.error;
     }
   }

@@ -11,8 +11,8 @@
 // after a warm-up; a build that failed a check is not timed) and prints
 // TFLOP/s counted as the spec says (2 H D per unmasked pair).
 //
-// Then fp8_paged_mqa_logits (DIR/fp8_paged_mqa_logits.bt<BLOCK_T>.c<CHUNK>.ptx:
-// bt64.c1024, and the other chunk sizes scripts/gpu-artifacts.sh builds) is
+// Then fp8_paged_mqa_logits (DIR/fp8_paged_mqa_logits[.bq<BLOCK_Q>].bt<BLOCK_T>.c<CHUNK>.ptx:
+// bt64.c1024, and the other builds scripts/gpu-artifacts.sh makes) is
 // checked on every row of ragged problems (bt64.c1024 also on a
 // production-like one), then timed at the anchors' paged shapes (block_size
 // 64, next_n 1 and 2, B 32 and 128, contexts of 8192 and 32768 for every
@@ -173,10 +173,10 @@ struct PagedTiming {
     return "";
   }
 
-  /// Median milliseconds of one launch of `v` (a build with CHUNK = `chunk`),
-  /// each after `flush` is overwritten.
-  std::string time(test::Variant &v, int64_t chunk, cuda::DevicePtr flush, size_t flushBytes,
-                   double &ms) {
+  /// Median milliseconds of one launch of `v` (a build with CHUNK = `chunk`
+  /// and BLOCK_Q = `blockQ`), each after `flush` is overwritten.
+  std::string time(test::Variant &v, int64_t chunk, int64_t blockQ, cuda::DevicePtr flush,
+                   size_t flushBytes, double &ms) {
     if (v.params.size() != 12)
       return "the build has " + std::to_string(v.params.size()) + " parameters, expected 12";
     // q, kv_cache, kv_scale_cache, w, block_table, context_lens, logits, then
@@ -191,7 +191,8 @@ struct PagedTiming {
         test::packScalar(v.params[i], Arg::integer(scalars[i - buffers.size()]), slots[i]);
       pointers[i] = slots[i].bytes;
     }
-    unsigned g[3] = {unsigned(B * nextN), unsigned((context + chunk - 1) / chunk), 1};
+    std::array<uint32_t, 3> grid = pagedGrid(B, nextN, context, chunk, blockQ);
+    unsigned g[3] = {grid[0], grid[1], grid[2]};
     auto launch = [&] { return driver.launch(v.function, g, v.threads, 0, pointers); };
     std::string err = launch();
     if (err.empty())
@@ -315,27 +316,34 @@ int main(int argc, char **argv) {
   // default build also on a production-like one), then timed.
   struct PagedBuild {
     std::string name;
-    int64_t chunk;
+    int64_t chunk, blockQ;
     test::Variant v;
     bool ok = false;
   };
   std::vector<PagedBuild> pagedBuilds;
-  for (auto [blockT, chunk] : std::vector<std::pair<int64_t, int64_t>>{
-           {64, 1024}, {64, 256}, {64, 512}, {64, 2048}, {128, 1024}}) {
-    std::string name = "fp8_paged_mqa_logits.bt" + std::to_string(blockT) + ".c" +
-                       std::to_string(chunk);
+  for (auto [blockQ, blockT, chunk] : std::vector<std::array<int64_t, 3>>{
+           {1, 64, 1024},
+           {1, 64, 256},
+           {1, 64, 512},
+           {1, 64, 2048},
+           {1, 128, 1024},
+           {2, 64, 1024}}) {
+    std::string name = "fp8_paged_mqa_logits" +
+                       (blockQ > 1 ? ".bq" + std::to_string(blockQ) : std::string()) + ".bt" +
+                       std::to_string(blockT) + ".c" + std::to_string(chunk);
     std::string path = dir + "/" + name + ".ptx";
-    if (chunk != 1024 || blockT != 64) { // the optional timing builds
+    if (chunk != 1024 || blockT != 64 || blockQ != 1) { // the optional timing builds
       if (FILE *f = std::fopen(path.c_str(), "r"))
         std::fclose(f);
       else
         continue;
     }
-    PagedBuild b{name, chunk, {}};
+    PagedBuild b{name, chunk, blockQ, {}};
     err = test::readVariant(path, b.v);
     if (err.empty())
       err = driver->loadKernel(b.v.ptx, b.v.kernel, b.v.function);
-    std::vector<PagedCase> pagedCases = {{{1, 37, 100, 2000}, 2, 16}, {{5, 64, 777}, 1, 64}};
+    std::vector<PagedCase> pagedCases = {
+        {{1, 37, 100, 2000}, 2, 16}, {{5, 64, 777}, 1, 64}, {{3, 900, 260}, 3, 16}};
     if (pagedBuilds.empty())
       pagedCases.push_back({std::vector<int64_t>(32, 8192), 2, 64});
     norms::Launcher pagedLaunch = [&](std::array<uint32_t, 3> grid, const std::vector<Arg> &args,
@@ -344,7 +352,7 @@ int main(int argc, char **argv) {
     };
     b.ok = err.empty();
     for (const PagedCase &c : pagedCases) {
-      MqaResult r = err.empty() ? runPagedCase(b.v.params, pagedLaunch, c, chunk, seed++)
+      MqaResult r = err.empty() ? runPagedCase(b.v.params, pagedLaunch, c, chunk, seed++, blockQ)
                                 : MqaResult{false, 0, 1, 0, err};
       ++cases;
       failures += !r.pass;
@@ -376,7 +384,7 @@ int main(int argc, char **argv) {
             continue; // a build that failed its checks is not timed
           double ms = 0;
           if (err.empty())
-            err = t.time(b.v, b.chunk, flush, flushBytes, ms);
+            err = t.time(b.v, b.chunk, b.blockQ, flush, flushBytes, ms);
           if (!err.empty()) {
             std::printf("%s B=%lld next_n=%lld ctx=%lld time: FAIL %s\n", b.name.c_str(),
                         (long long)B, (long long)nextN, (long long)context, err.c_str());
