@@ -83,10 +83,12 @@ done
 # fp8_paged_mqa_logits: bt64.c1024 (checked on every row), and the chunk sizes
 # mqa-gpu also checks and times at the anchors' paged shapes (CHUNK sets the
 # programs per sequence: B x cdiv(next_n, BLOCK_Q) x cdiv(context, CHUNK) of
-# them); bq2: two query rows a program (next_n = 2 reads each key row once), 8
-# warps (a warpgroup a row): of bq2's bt64.c512, bt64.c1024 and bt128.c1024 the
-# fastest at every next_n = 2 shape on the H200 (bench/RESULTS.md run 91).
-for cfg in 1:64:1024 1:64:256 1:64:512 1:64:2048 1:128:1024 2:64:1024; do
+# them; with long contexts larger chunks read q and w fewer times: bt128.c2048
+# to c8192, bench/RESULTS.md runs 93-94); bq2: two query rows a program (next_n = 2
+# reads each key row once), 8 warps (a warpgroup a row), BLOCK_T 64 (bt64.c512
+# and bt128.c1024 were slower at every next_n = 2 shape, run 91).
+for cfg in 1:64:1024 1:64:256 1:64:512 1:64:2048 1:128:1024 1:128:2048 1:128:4096 1:128:8192 \
+  2:64:1024 2:64:2048 2:64:4096; do
   IFS=: read -r bq bt chunk <<<"$cfg"
   name=fp8_paged_mqa_logits$([ "$bq" = 1 ] || echo .bq$bq).bt$bt.c$chunk
   $tilec compile kernels/mqa_logits/fp8_paged_mqa_logits.tile --target=$target -D BLOCK_T=$bt \

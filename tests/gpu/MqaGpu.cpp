@@ -327,7 +327,12 @@ int main(int argc, char **argv) {
            {1, 64, 512},
            {1, 64, 2048},
            {1, 128, 1024},
-           {2, 64, 1024}}) {
+           {1, 128, 2048},
+           {1, 128, 4096},
+           {1, 128, 8192},
+           {2, 64, 1024},
+           {2, 64, 2048},
+           {2, 64, 4096}}) {
     std::string name = "fp8_paged_mqa_logits" +
                        (blockQ > 1 ? ".bq" + std::to_string(blockQ) : std::string()) + ".bt" +
                        std::to_string(blockT) + ".c" + std::to_string(chunk);
