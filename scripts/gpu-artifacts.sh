@@ -65,35 +65,12 @@ build/tests/gpu/layout-gpu --list | while read -r name args; do
   # shellcheck disable=SC2086 # the arguments are words
   $tilec compile tests/gpu/kernels/layouts.tile $args --target=$target -o $out/layouts/$name.ptx
 done
-# fp8_mqa_logits, specialised on 16-byte aligned q and kv (as the JIT does):
-# one query row per program on 4 warps (bt<BLOCK_T>.c<CHUNK>), and two rows
-# per program on 8 warps (bq2.*: each key tile feeds both rows, one warpgroup
-# each); mqa-gpu checks and times each of these names.
-for bt in 64 128; do
-  for chunk in 1024 4096; do
-    $tilec compile kernels/mqa_logits/fp8_mqa_logits.tile --target=$target -D BLOCK_T=$bt \
-      -D CHUNK=$chunk --assume q=16 --assume kv=16 -o $out/fp8_mqa_logits.bt$bt.c$chunk.ptx
-  done
-done
-for chunk in 1024 4096; do
-  $tilec compile kernels/mqa_logits/fp8_mqa_logits.tile --target=$target -D BLOCK_Q=2 \
-    -D BLOCK_T=128 -D CHUNK=$chunk --num-warps=8 --assume q=16 --assume kv=16 \
-    -o $out/fp8_mqa_logits.bq2.bt128.c$chunk.ptx
-done
-# fp8_paged_mqa_logits: bt64.c1024 (checked on every row), and the chunk sizes
-# mqa-gpu also checks and times at the anchors' paged shapes (CHUNK sets the
-# programs per sequence: B x cdiv(next_n, BLOCK_Q) x cdiv(context, CHUNK) of
-# them; with long contexts larger chunks read q and w fewer times: bt128.c2048
-# to c8192, bench/RESULTS.md runs 93-94); bq2: two query rows a program (next_n = 2
-# reads each key row once), 8 warps (a warpgroup a row), BLOCK_T 64 (bt64.c512
-# and bt128.c1024 were slower at every next_n = 2 shape, run 91).
-for cfg in 1:64:1024 1:64:256 1:64:512 1:64:2048 1:128:1024 1:128:2048 1:128:4096 1:128:8192 \
-  2:64:1024 2:64:2048 2:64:4096; do
-  IFS=: read -r bq bt chunk <<<"$cfg"
-  name=fp8_paged_mqa_logits$([ "$bq" = 1 ] || echo .bq$bq).bt$bt.c$chunk
-  $tilec compile kernels/mqa_logits/fp8_paged_mqa_logits.tile --target=$target -D BLOCK_T=$bt \
-    -D CHUNK=$chunk -D BLOCK_Q=$bq --num-warps=$((4 * bq)) --assume q=16 --assume kv_cache=16 \
-    -o $out/$name.ptx
+# fp8_mqa_logits and fp8_paged_mqa_logits: the builds mqa-gpu checks and times,
+# from its own list (`mqa-gpu --list`: name and tilec compile arguments; its
+# source says why each).
+build/tests/gpu/mqa-gpu --list | while read -r name args; do
+  # shellcheck disable=SC2086 # the arguments are words
+  $tilec compile kernels/mqa_logits/${name%%.*}.tile $args --target=$target -o $out/$name.ptx
 done
 # Cubins (ptxas here) of the kernels whose machine code the suite disassembles on the GPU
 # machine (cuobjdump -sass there): mma.sync and wgmma on f16 and fp8, fp8_mqa_logits (wgmma from

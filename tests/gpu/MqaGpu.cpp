@@ -3,16 +3,17 @@
 // Loads the PTX builds DIR/fp8_mqa_logits.bt<BLOCK_T>.c<CHUNK>.ptx (one
 // query row per program, 4 warps) and DIR/fp8_mqa_logits.bq<BLOCK_Q>.bt<BLOCK_T>.c<CHUNK>.ptx
 // (BLOCK_Q rows per program, 8 warps) that `tilec compile` wrote
-// (scripts/gpu-artifacts.sh), checks each at tier B (MqaCheck: small problems
-// on every row, the benchmark shapes on sampled rows; grid (cdiv(S, BLOCK_Q),
-// cdiv(T, CHUNK)), the BLOCK_Q of the name checked against the one the .meta
-// records), then times the spec's
+// (scripts/gpu-artifacts.sh builds what `mqa-gpu --list` prints), checks each
+// at tier B (MqaCheck: small problems on every row, the benchmark shapes on
+// sampled rows; grid (cdiv(S, BLOCK_Q), cdiv(T, CHUNK)), the BLOCK_Q, BLOCK_T
+// and CHUNK of the name checked against the ones the .meta records), then
+// times the spec's
 // benchmark shapes with CUDA events (median of 10 timed runs of 5 launches
 // after a warm-up; a build that failed a check is not timed) and prints
 // TFLOP/s counted as the spec says (2 H D per unmasked pair).
 //
 // Then fp8_paged_mqa_logits (DIR/fp8_paged_mqa_logits[.bq<BLOCK_Q>].bt<BLOCK_T>.c<CHUNK>.ptx:
-// bt64.c1024, and the other builds scripts/gpu-artifacts.sh makes) is
+// bt64.c1024, and the other builds of the list, each timed when present) is
 // checked on every row of ragged problems (bt64.c1024 also on a
 // production-like one), then timed at the anchors' paged shapes (block_size
 // 64, next_n 1 and 2, B 32 and 128, contexts of 8192 and 32768 for every
@@ -25,6 +26,7 @@
 //   | fp8_paged_mqa_logits.bt64.c1024 | B=32 next_n=1 ctx=8192 | 95.1 us | 90.3 TFLOP/s | 381 GB/s |
 //
 //   mqa-gpu DIR
+//   mqa-gpu --list   prints "<build> <tilec compile arguments>" per line
 //
 //===----------------------------------------------------------------------===//
 #include "GpuVariant.h"
@@ -215,27 +217,87 @@ struct PagedTiming {
   }
 };
 
-/// The BLOCK_Q a build was compiled with: its .meta's `tunable BLOCK_Q`
-/// line (1 for a build without one); 0 when the .meta cannot be read.
-int64_t builtBlockQ(const std::string &ptxPath) {
+/// The value a build's .meta gives tunable `name` (its `tunable NAME V`
+/// line; `absent` for a build without one); 0 when the .meta cannot be read.
+int64_t builtTunable(const std::string &ptxPath, const std::string &name, int64_t absent) {
   std::ifstream meta(ptxPath + ".meta");
   if (!meta)
     return 0;
-  std::string line;
+  std::string line, prefix = "tunable " + name + " ";
   while (std::getline(meta, line))
-    if (line.rfind("tunable BLOCK_Q ", 0) == 0)
-      return std::stoll(line.substr(16));
-  return 1;
+    if (line.rfind(prefix, 0) == 0)
+      return std::stoll(line.substr(prefix.size()));
+  return absent;
 }
+
+/// A build of fp8_mqa_logits or fp8_paged_mqa_logits: its name (the
+/// kernel, [bq<BLOCK_Q>.]bt<BLOCK_T>.c<CHUNK>) and compile-time parameters.
+/// BLOCK_Q rows a program take 4 BLOCK_Q warps (a warpgroup a row).
+struct MqaBuild {
+  std::string kernel;
+  int64_t blockQ, blockT, chunk;
+
+  std::string name() const {
+    return kernel + (blockQ > 1 ? ".bq" + std::to_string(blockQ) : "") + ".bt" +
+           std::to_string(blockT) + ".c" + std::to_string(chunk);
+  }
+  std::string tilecArgs() const {
+    std::string aligned = kernel == "fp8_mqa_logits" ? "kv" : "kv_cache";
+    return "-D BLOCK_T=" + std::to_string(blockT) + " -D CHUNK=" + std::to_string(chunk) +
+           (blockQ > 1 ? " -D BLOCK_Q=" + std::to_string(blockQ) : "") + " --num-warps=" +
+           std::to_string(4 * blockQ) + " --assume q=16 --assume " + aligned + "=16";
+  }
+  /// Whether the build in `path` has these parameters (its .meta).
+  std::string mismatch(const std::string &path) const {
+    for (auto [tunable, want] : {std::pair<const char *, int64_t>{"BLOCK_Q", blockQ},
+                                 {"BLOCK_T", blockT},
+                                 {"CHUNK", chunk}})
+      if (int64_t got = builtTunable(path, tunable, tunable == std::string("BLOCK_Q") ? 1 : 0);
+          got != want)
+        return "built with " + std::string(tunable) + "=" + std::to_string(got) + ", expected " +
+               std::to_string(want);
+    return "";
+  }
+};
+
+/// fp8_mqa_logits, specialised on 16-byte aligned q and kv (as the JIT
+/// does): one query row a program on 4 warps, and two on 8 warps (each key
+/// tile feeds both rows, a warpgroup each).
+const std::vector<MqaBuild> kMqaBuilds = {
+    {"fp8_mqa_logits", 1, 64, 1024},  {"fp8_mqa_logits", 1, 128, 1024},
+    {"fp8_mqa_logits", 1, 64, 4096},  {"fp8_mqa_logits", 1, 128, 4096},
+    {"fp8_mqa_logits", 2, 128, 1024}, {"fp8_mqa_logits", 2, 128, 4096}};
+
+/// fp8_paged_mqa_logits: bt64.c1024 (checked on every row, also on a
+/// production-like problem) and the chunk sizes timed at the anchors' paged
+/// shapes (CHUNK sets the programs a sequence: B x cdiv(next_n, BLOCK_Q) x
+/// cdiv(context, CHUNK); with long contexts larger chunks read q and w fewer
+/// times: bt128.c2048 to c8192, bench/RESULTS.md runs 93-94); bq2: two query
+/// rows of a sequence a program (next_n = 2 reads each key row once), BLOCK_T
+/// 64 (bt64.c512 and bt128.c1024 were slower at every next_n = 2 shape, run
+/// 91).
+const std::vector<MqaBuild> kPagedBuilds = {
+    {"fp8_paged_mqa_logits", 1, 64, 1024},  {"fp8_paged_mqa_logits", 1, 64, 256},
+    {"fp8_paged_mqa_logits", 1, 64, 512},   {"fp8_paged_mqa_logits", 1, 64, 2048},
+    {"fp8_paged_mqa_logits", 1, 128, 1024}, {"fp8_paged_mqa_logits", 1, 128, 2048},
+    {"fp8_paged_mqa_logits", 1, 128, 4096}, {"fp8_paged_mqa_logits", 1, 128, 8192},
+    {"fp8_paged_mqa_logits", 2, 64, 1024},  {"fp8_paged_mqa_logits", 2, 64, 2048},
+    {"fp8_paged_mqa_logits", 2, 64, 4096}};
 
 } // namespace
 
 int main(int argc, char **argv) {
   if (argc != 2) {
-    std::fprintf(stderr, "usage: mqa-gpu DIR\n");
+    std::fprintf(stderr, "usage: mqa-gpu DIR | --list\n");
     return 2;
   }
   std::string dir = argv[1], error, err;
+  if (dir == "--list") {
+    for (const std::vector<MqaBuild> *builds : {&kMqaBuilds, &kPagedBuilds})
+      for (const MqaBuild &b : *builds)
+        std::printf("%s %s\n", b.name().c_str(), b.tilecArgs().c_str());
+    return 0;
+  }
   auto driver = cuda::Driver::open(0, error);
   if (!driver) {
     std::fprintf(stderr, "mqa-gpu: %s\n", error.c_str());
@@ -245,20 +307,14 @@ int main(int argc, char **argv) {
   test::GpuRunner runner(*driver);
   int failures = 0, cases = 0;
   uint64_t seed = 900;
-  struct MqaBuild {
-    int64_t blockQ, blockT, chunk;
-  };
-  for (auto [blockQ, blockT, chunk] :
-       std::vector<MqaBuild>{{1, 64, 1024}, {1, 128, 1024}, {1, 64, 4096}, {1, 128, 4096},
-                             {2, 128, 1024}, {2, 128, 4096}}) {
+  for (const MqaBuild &b : kMqaBuilds) {
+    int64_t blockQ = b.blockQ, chunk = b.chunk;
     test::Variant v;
-    std::string name = "fp8_mqa_logits." + (blockQ > 1 ? "bq" + std::to_string(blockQ) + "." : "") +
-                       "bt" + std::to_string(blockT) + ".c" + std::to_string(chunk);
+    std::string name = b.name();
     std::string path = dir + "/" + name + ".ptx";
     err = test::readVariant(path, v);
-    if (err.empty() && builtBlockQ(path) != blockQ)
-      err = "built with BLOCK_Q=" + std::to_string(builtBlockQ(path)) + ", expected " +
-            std::to_string(blockQ);
+    if (err.empty())
+      err = b.mismatch(path);
     if (err.empty())
       err = driver->loadKernel(v.ptx, v.kernel, v.function);
     if (!err.empty()) {
@@ -321,21 +377,9 @@ int main(int argc, char **argv) {
     bool ok = false;
   };
   std::vector<PagedBuild> pagedBuilds;
-  for (auto [blockQ, blockT, chunk] : std::vector<std::array<int64_t, 3>>{
-           {1, 64, 1024},
-           {1, 64, 256},
-           {1, 64, 512},
-           {1, 64, 2048},
-           {1, 128, 1024},
-           {1, 128, 2048},
-           {1, 128, 4096},
-           {1, 128, 8192},
-           {2, 64, 1024},
-           {2, 64, 2048},
-           {2, 64, 4096}}) {
-    std::string name = "fp8_paged_mqa_logits" +
-                       (blockQ > 1 ? ".bq" + std::to_string(blockQ) : std::string()) + ".bt" +
-                       std::to_string(blockT) + ".c" + std::to_string(chunk);
+  for (const MqaBuild &build : kPagedBuilds) {
+    int64_t blockQ = build.blockQ, blockT = build.blockT, chunk = build.chunk;
+    std::string name = build.name();
     std::string path = dir + "/" + name + ".ptx";
     if (chunk != 1024 || blockT != 64 || blockQ != 1) { // the optional timing builds
       if (FILE *f = std::fopen(path.c_str(), "r"))
@@ -345,6 +389,8 @@ int main(int argc, char **argv) {
     }
     PagedBuild b{name, chunk, blockQ, {}};
     err = test::readVariant(path, b.v);
+    if (err.empty())
+      err = build.mismatch(path);
     if (err.empty())
       err = driver->loadKernel(b.v.ptx, b.v.kernel, b.v.function);
     std::vector<PagedCase> pagedCases = {
