@@ -261,10 +261,9 @@ TqProblem tq::makeProblem(const TqCase &c, uint64_t seed) {
 }
 
 KernelLaunch TqProblem::rotate() const {
-  // 16 query rows a program; the columns in blocks of the kernel's RB = 32
-  // (D = 64 makes 2 of them).
+  // 16 query rows a program, D / RB column blocks (D = 64 makes 2 of them).
   int64_t rows = batch * c.hq;
-  return {{uint32_t(cdiv(rows, 16)), uint32_t(c.d / 32), 1},
+  return {{uint32_t(cdiv(rows, 16)), uint32_t(c.d / kRotateColumns), 1},
           {Arg::pointer(q.data()), Arg::pointer(cache->rotation.data()), Arg::pointer(qf.data()),
            Arg::integer(rows)},
           {q.size(), cache->rotation.size() * 4, qf.size() * 4, 0}};

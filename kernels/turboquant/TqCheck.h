@@ -43,6 +43,10 @@ struct TqCase {
 /// "k4v4", "k3v4", "k8v4", "k3v3", ...
 std::string presetName(int kbits, int vbits);
 
+/// turboquant_rotate's RB (the columns of q' a program computes at a time),
+/// which the builds set and rotate()'s grid counts on: D / RB column blocks.
+constexpr int64_t kRotateColumns = 32;
+
 /// Whether the case's queries go through turboquant_rotate (MSE keys): fp8
 /// keys' stage 1 reads q itself.
 inline bool rotates(const TqCase &c) { return c.kbits != 8; }

@@ -295,7 +295,8 @@ public:
     std::string kb = std::to_string(c.kbits), vb = std::to_string(c.vbits);
     std::string err;
     if (rotates(c))
-      out.rotate = kernel("turboquant_rotate", {{"T", t}, {"D", d}}, err);
+      out.rotate = kernel("turboquant_rotate",
+                          {{"T", t}, {"D", d}, {"RB", std::to_string(kRotateColumns)}}, err);
     out.stage1 = kernel("turboquant_decode_stage1",
                         {{"D", d},
                          {"KBITS", kb},

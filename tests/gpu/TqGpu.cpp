@@ -123,6 +123,7 @@ std::vector<std::pair<std::string, std::string>> buildsOf(const TqCase &c, int m
   // programs of 4096 query rows are one wave (bench/RESULTS.md run 86).
   if (rotates(c))
     builds.push_back({rotateBuild(c), "--kernel turboquant_rotate -D T=" + t + d +
+                                          " -D RB=" + std::to_string(kRotateColumns) +
                                           " --num-warps=2 --assume q=16 --assume r=16"
                                           " --assume qf=16"});
   builds.push_back({stage1Build(c, mma),
