@@ -247,15 +247,17 @@ struct MqaBuild {
            (blockQ > 1 ? " -D BLOCK_Q=" + std::to_string(blockQ) : "") + " --num-warps=" +
            std::to_string(4 * blockQ) + " --assume q=16 --assume " + aligned + "=16";
   }
-  /// Whether the build in `path` has these parameters (its .meta).
+  /// "" if the build in `path` has these parameters (its .meta; a build
+  /// without a BLOCK_Q line has one row a program), else what differs.
   std::string mismatch(const std::string &path) const {
-    for (auto [tunable, want] : {std::pair<const char *, int64_t>{"BLOCK_Q", blockQ},
-                                 {"BLOCK_T", blockT},
-                                 {"CHUNK", chunk}})
-      if (int64_t got = builtTunable(path, tunable, tunable == std::string("BLOCK_Q") ? 1 : 0);
-          got != want)
-        return "built with " + std::string(tunable) + "=" + std::to_string(got) + ", expected " +
-               std::to_string(want);
+    struct Expected {
+      const char *tunable;
+      int64_t want, absent;
+    };
+    for (Expected e : {Expected{"BLOCK_Q", blockQ, 1}, {"BLOCK_T", blockT, 0}, {"CHUNK", chunk, 0}})
+      if (int64_t got = builtTunable(path, e.tunable, e.absent); got != e.want)
+        return "built with " + std::string(e.tunable) + "=" + std::to_string(got) +
+               ", expected " + std::to_string(e.want);
     return "";
   }
 };
@@ -371,23 +373,21 @@ int main(int argc, char **argv) {
   // The paged decode variant: every build checked on ragged problems (the
   // default build also on a production-like one), then timed.
   struct PagedBuild {
-    std::string name;
-    int64_t chunk, blockQ;
+    MqaBuild build;
     test::Variant v;
     bool ok = false;
   };
   std::vector<PagedBuild> pagedBuilds;
   for (const MqaBuild &build : kPagedBuilds) {
-    int64_t blockQ = build.blockQ, blockT = build.blockT, chunk = build.chunk;
     std::string name = build.name();
     std::string path = dir + "/" + name + ".ptx";
-    if (chunk != 1024 || blockT != 64 || blockQ != 1) { // the optional timing builds
+    if (&build != &kPagedBuilds.front()) { // the optional timing builds
       if (FILE *f = std::fopen(path.c_str(), "r"))
         std::fclose(f);
       else
         continue;
     }
-    PagedBuild b{name, chunk, blockQ, {}};
+    PagedBuild b{build, {}};
     err = test::readVariant(path, b.v);
     if (err.empty())
       err = build.mismatch(path);
@@ -403,7 +403,8 @@ int main(int argc, char **argv) {
     };
     b.ok = err.empty();
     for (const PagedCase &c : pagedCases) {
-      MqaResult r = err.empty() ? runPagedCase(b.v.params, pagedLaunch, c, chunk, seed++, blockQ)
+      MqaResult r = err.empty() ? runPagedCase(b.v.params, pagedLaunch, c, build.chunk, seed++,
+                                               build.blockQ)
                                 : MqaResult{false, 0, 1, 0, err};
       ++cases;
       failures += !r.pass;
@@ -435,15 +436,15 @@ int main(int argc, char **argv) {
             continue; // a build that failed its checks is not timed
           double ms = 0;
           if (err.empty())
-            err = t.time(b.v, b.chunk, b.blockQ, flush, flushBytes, ms);
+            err = t.time(b.v, b.build.chunk, b.build.blockQ, flush, flushBytes, ms);
           if (!err.empty()) {
-            std::printf("%s B=%lld next_n=%lld ctx=%lld time: FAIL %s\n", b.name.c_str(),
+            std::printf("%s B=%lld next_n=%lld ctx=%lld time: FAIL %s\n", b.build.name().c_str(),
                         (long long)B, (long long)nextN, (long long)context, err.c_str());
             ++failures;
             break;
           }
           std::printf("| %s | B=%lld next_n=%lld ctx=%lld | %.1f us | %.1f TFLOP/s | %.0f GB/s |\n",
-                      b.name.c_str(), (long long)B, (long long)nextN, (long long)context,
+                      b.build.name().c_str(), (long long)B, (long long)nextN, (long long)context,
                       ms * 1e3, t.flops() / (ms * 1e-3) / 1e12, t.bytes() / (ms * 1e-3) / 1e9);
         }
       }
