@@ -86,4 +86,43 @@ TEST(MqaHostTest, PagedMatchesTheReference) {
   }
 }
 
+/// PAGE > 0: the kernel specialised on block_size = PAGE, where each page
+/// holds whole blocks (one page number a block: PAGE 16 and 32 with BLOCK_T
+/// 16) and where blocks span pages (PAGE 16 with BLOCK_T 64); launched with
+/// another block_size, it reads no key and every logit is NaN.
+TEST(MqaHostTest, PagedSpecialisedOnTheBlockSize) {
+  std::ifstream in(TILEC_PAGED_MQA_KERNEL);
+  std::stringstream source;
+  source << in.rdbuf();
+  ASSERT_FALSE(source.str().empty()) << "cannot read " << TILEC_PAGED_MQA_KERNEL;
+  uint64_t seed = 900;
+  for (auto [blockT, chunk, blockQ, page] : std::vector<std::array<int64_t, 4>>{
+           {16, 48, 1, 16}, {16, 48, 2, 32}, {64, 256, 1, 16}, {32, 64, 2, 16}}) {
+    CompileOptions options;
+    options.defines["BLOCK_T"] = std::to_string(blockT);
+    options.defines["CHUNK"] = std::to_string(chunk);
+    options.defines["BLOCK_Q"] = std::to_string(blockQ);
+    options.defines["PAGE"] = std::to_string(page);
+    auto kernel = compileForHost(source.str(), "fp8_paged_mqa_logits.tile", options);
+    ASSERT_TRUE(bool(kernel)) << kernel.message();
+    norms::Launcher launch = [&](std::array<uint32_t, 3> grid, const std::vector<Arg> &args,
+                                 const std::vector<size_t> &) {
+      return (*kernel)->launch(grid, args);
+    };
+    std::string config = "BLOCK_T=" + std::to_string(blockT) + " CHUNK=" + std::to_string(chunk) +
+                         " BLOCK_Q=" + std::to_string(blockQ) + " PAGE=" + std::to_string(page);
+    for (PagedCase c : {PagedCase{{1}, 1, page}, PagedCase{{37, 5, 100}, 2, page},
+                        PagedCase{{130, 64}, 1, page}, PagedCase{{2, 90, 41}, 3, page}}) {
+      MqaResult r = runPagedCase((*kernel)->params(), launch, c, chunk, seed++, blockQ);
+      EXPECT_TRUE(r.pass) << config << " next_n=" << c.nextN << ": " << r.error;
+    }
+    MqaResult r =
+        runPagedCase((*kernel)->params(), launch, PagedCase{{37, 5, 100}, 2, 2 * page}, chunk,
+                     seed++, blockQ);
+    EXPECT_FALSE(r.pass) << config << " launched with block_size " << 2 * page;
+    EXPECT_EQ(r.failures, 3 * 2 * 100) << config << ": every logit must be NaN";
+    EXPECT_NE(r.error.find("nan"), std::string::npos) << r.error;
+  }
+}
+
 } // namespace

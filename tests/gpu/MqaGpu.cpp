@@ -12,10 +12,11 @@
 // after a warm-up; a build that failed a check is not timed) and prints
 // TFLOP/s counted as the spec says (2 H D per unmasked pair).
 //
-// Then fp8_paged_mqa_logits (DIR/fp8_paged_mqa_logits[.bq<BLOCK_Q>].bt<BLOCK_T>.c<CHUNK>.ptx:
+// Then fp8_paged_mqa_logits (DIR/fp8_paged_mqa_logits[.bq<BLOCK_Q>].bt<BLOCK_T>.c<CHUNK>[.p<PAGE>].ptx:
 // bt64.c1024, and the other builds of the list, each timed when present) is
 // checked on every row of ragged problems (bt64.c1024 also on a
-// production-like one), then timed at the anchors' paged shapes (block_size
+// production-like one; a build specialised on PAGE on caches of that block
+// size), then timed at the anchors' paged shapes (block_size
 // 64, next_n 1 and 2, B 32 and 128, contexts of 8192 and 32768 for every
 // sequence): CUDA events around single launches, each after a 256 MiB memset
 // that flushes the L2 cache (as triton.testing.do_bench times the anchor),
@@ -231,20 +232,23 @@ int64_t builtTunable(const std::string &ptxPath, const std::string &name, int64_
 }
 
 /// A build of fp8_mqa_logits or fp8_paged_mqa_logits: its name (the
-/// kernel, [bq<BLOCK_Q>.]bt<BLOCK_T>.c<CHUNK>) and compile-time parameters.
-/// BLOCK_Q rows a program take 4 BLOCK_Q warps (a warpgroup a row).
+/// kernel, [bq<BLOCK_Q>.]bt<BLOCK_T>.c<CHUNK>[.p<PAGE>]) and compile-time
+/// parameters. BLOCK_Q rows a program take 4 BLOCK_Q warps (a warpgroup a
+/// row); page > 0 specialises the paged kernel on block_size = page.
 struct MqaBuild {
   std::string kernel;
-  int64_t blockQ, blockT, chunk;
+  int64_t blockQ, blockT, chunk, page = 0;
 
   std::string name() const {
     return kernel + (blockQ > 1 ? ".bq" + std::to_string(blockQ) : "") + ".bt" +
-           std::to_string(blockT) + ".c" + std::to_string(chunk);
+           std::to_string(blockT) + ".c" + std::to_string(chunk) +
+           (page ? ".p" + std::to_string(page) : "");
   }
   std::string tilecArgs() const {
     std::string aligned = kernel == "fp8_mqa_logits" ? "kv" : "kv_cache";
     return "-D BLOCK_T=" + std::to_string(blockT) + " -D CHUNK=" + std::to_string(chunk) +
-           (blockQ > 1 ? " -D BLOCK_Q=" + std::to_string(blockQ) : "") + " --num-warps=" +
+           (blockQ > 1 ? " -D BLOCK_Q=" + std::to_string(blockQ) : "") +
+           (page ? " -D PAGE=" + std::to_string(page) : "") + " --num-warps=" +
            std::to_string(4 * blockQ) + " --assume q=16 --assume " + aligned + "=16";
   }
   /// "" if the build in `path` has these parameters (its .meta; a build
@@ -277,14 +281,21 @@ const std::vector<MqaBuild> kMqaBuilds = {
 /// times: bt128.c2048 to c8192, bench/RESULTS.md runs 93-94); bq2: two query
 /// rows of a sequence a program (next_n = 2 reads each key row once), BLOCK_T
 /// 64 (bt64.c512 and bt128.c1024 were slower at every next_n = 2 shape, run
-/// 91).
+/// 91). p64: specialised on the anchors' block_size 64 (as the Triton anchor
+/// is on its PAGE), one page number a block for BLOCK_T 64: 0.79-0.95x the
+/// Triton anchor's time at its 8 paged shapes, where the builds that read
+/// block_size at run time took 0.91-1.02x (run 95).
 const std::vector<MqaBuild> kPagedBuilds = {
     {"fp8_paged_mqa_logits", 1, 64, 1024},  {"fp8_paged_mqa_logits", 1, 64, 256},
     {"fp8_paged_mqa_logits", 1, 64, 512},   {"fp8_paged_mqa_logits", 1, 64, 2048},
     {"fp8_paged_mqa_logits", 1, 128, 1024}, {"fp8_paged_mqa_logits", 1, 128, 2048},
     {"fp8_paged_mqa_logits", 1, 128, 4096}, {"fp8_paged_mqa_logits", 1, 128, 8192},
     {"fp8_paged_mqa_logits", 2, 64, 1024},  {"fp8_paged_mqa_logits", 2, 64, 2048},
-    {"fp8_paged_mqa_logits", 2, 64, 4096}};
+    {"fp8_paged_mqa_logits", 2, 64, 4096},  {"fp8_paged_mqa_logits", 1, 64, 1024, 64},
+    {"fp8_paged_mqa_logits", 1, 64, 2048, 64}, {"fp8_paged_mqa_logits", 1, 64, 4096, 64},
+    {"fp8_paged_mqa_logits", 1, 128, 1024, 64}, {"fp8_paged_mqa_logits", 1, 128, 4096, 64},
+    {"fp8_paged_mqa_logits", 2, 64, 1024, 64}, {"fp8_paged_mqa_logits", 2, 64, 2048, 64},
+    {"fp8_paged_mqa_logits", 2, 64, 4096, 64}};
 
 } // namespace
 
@@ -397,6 +408,8 @@ int main(int argc, char **argv) {
         {{1, 37, 100, 2000}, 2, 16}, {{5, 64, 777}, 1, 64}, {{3, 900, 260}, 3, 16}};
     if (pagedBuilds.empty())
       pagedCases.push_back({std::vector<int64_t>(32, 8192), 2, 64});
+    for (PagedCase &c : pagedCases) // a specialised build's cache has its block size
+      c.blockSize = build.page ? build.page : c.blockSize;
     norms::Launcher pagedLaunch = [&](std::array<uint32_t, 3> grid, const std::vector<Arg> &args,
                                       const std::vector<size_t> &bytes) {
       return runner.launch(b.v, grid, args, bytes);

@@ -1,10 +1,12 @@
 //===- TileOps.cpp - tile dialect operations ------------------------------===//
 #include "tile/Dialect/TileDialect.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/PatternMatch.h"
 
 using namespace mlir;
 using namespace mlir::tileir;
@@ -29,6 +31,49 @@ OpFoldResult SplatOp::fold(FoldAdaptor adaptor) {
     if (isa<IntegerAttr, FloatAttr>(value))
       return DenseElementsAttr::get(type, value);
   return {};
+}
+
+namespace {
+/// A loop that carries a tile which enters as a splat and is yielded as one
+/// carries the scalar instead, splatted where the body and the code after
+/// the loop use it: a scalar has no layout, so nothing is converted between
+/// the layouts its users take it in (a paged kernel's page number, one a
+/// block, read a block ahead).
+struct CarrySplatScalars : OpRewritePattern<scf::ForOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(scf::ForOp loop, PatternRewriter &rewriter) const override {
+    auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+    bool changed = false;
+    for (unsigned i = 0, e = loop.getNumRegionIterArgs(); i < e; ++i) {
+      auto in = loop.getInitArgs()[i].getDefiningOp<SplatOp>();
+      auto out = yield.getOperand(i).getDefiningOp<SplatOp>();
+      if (!in || !out)
+        continue;
+      Type tile = in.getType(), scalar = in.getSrc().getType();
+      BlockArgument arg = loop.getRegionIterArgs()[i];
+      OpResult result = loop->getResult(i);
+      rewriter.modifyOpInPlace(loop, [&] {
+        loop.getInitArgsMutable()[i].assign(in.getSrc());
+        arg.setType(scalar);
+        result.setType(scalar);
+      });
+      rewriter.modifyOpInPlace(yield, [&] { yield->setOperand(i, out.getSrc()); });
+      rewriter.setInsertionPointToStart(loop.getBody());
+      Value inside = SplatOp::create(rewriter, loop.getLoc(), tile, arg);
+      rewriter.replaceAllUsesExcept(arg, inside, inside.getDefiningOp());
+      rewriter.setInsertionPointAfter(loop);
+      Value after = SplatOp::create(rewriter, loop.getLoc(), tile, result);
+      rewriter.replaceAllUsesExcept(result, after, after.getDefiningOp());
+      changed = true;
+    }
+    return success(changed);
+  }
+};
+} // namespace
+
+void SplatOp::getCanonicalizationPatterns(RewritePatternSet &patterns, MLIRContext *context) {
+  patterns.add<CarrySplatScalars>(context);
 }
 
 LogicalResult BroadcastOp::verify() {

@@ -1,5 +1,6 @@
 // The folders of tile.splat, tile.broadcast and tile.addptr that need no new
-// constant (those that do are in canonicalize-constants.mlir).
+// constant (those that do are in canonicalize-constants.mlir), and the loop
+// that carries a splat's scalar instead of the splat.
 // RUN: %tile-opt %s -canonicalize -split-input-file | FileCheck %s
 
 // A splat of a runtime value stays.
@@ -60,4 +61,37 @@ func.func @addptr_nonzero(%p: !tile.ptr<f32>) -> !tile.ptr<f32> {
   %c = arith.constant 4 : i64
   %0 = tile.addptr %p, %c : !tile.ptr<f32>, i64
   return %0 : !tile.ptr<f32>
+}
+
+// -----
+
+// A loop carrying a tile that enters and is yielded as a splat carries the
+// scalar, splatted where the body and the code after the loop use it; a
+// carried tile yielded as anything else stays a tile.
+// CHECK-LABEL: func.func @carry_splat_scalar
+// CHECK-SAME:    (%[[P:.*]]: !tile.ptr<i32>, %[[N:.*]]: i32, %[[T:.*]]: tensor<8xi32>)
+// CHECK:         %[[X:.*]] = tile.load %[[P]] : !tile.ptr<i32> -> i32
+// CHECK:         %[[R:.*]]:2 = scf.for %{{.*}} = %{{.*}} to %[[N]] step %{{.*}} iter_args(%[[A:.*]] = %[[X]], %[[B:.*]] = %[[T]]) -> (i32, tensor<8xi32>)
+// CHECK:           %[[S:.*]] = tile.splat %[[A]] : tensor<8xi32>
+// CHECK:           %[[U:.*]] = arith.addi %[[S]], %[[B]] : tensor<8xi32>
+// CHECK:           %[[Q:.*]] = tile.addptr %[[P]], %{{.*}} : !tile.ptr<i32>, i32
+// CHECK:           %[[Y:.*]] = tile.load %[[Q]] : !tile.ptr<i32> -> i32
+// CHECK:           scf.yield %[[Y]], %[[U]] : i32, tensor<8xi32>
+// CHECK:         %[[E:.*]] = tile.splat %[[R]]#0 : tensor<8xi32>
+// CHECK:         return %[[E]], %[[R]]#1
+func.func @carry_splat_scalar(%p: !tile.ptr<i32>, %n: i32, %t: tensor<8xi32>)
+    -> (tensor<8xi32>, tensor<8xi32>) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %x = tile.load %p : !tile.ptr<i32> -> i32
+  %s = tile.splat %x : tensor<8xi32>
+  %r:2 = scf.for %i = %c0 to %n step %c1 iter_args(%a = %s, %b = %t)
+      -> (tensor<8xi32>, tensor<8xi32>) : i32 {
+    %u = arith.addi %a, %b : tensor<8xi32>
+    %q = tile.addptr %p, %i : !tile.ptr<i32>, i32
+    %y = tile.load %q : !tile.ptr<i32> -> i32
+    %z = tile.splat %y : tensor<8xi32>
+    scf.yield %z, %u : tensor<8xi32>, tensor<8xi32>
+  }
+  return %r#0, %r#1 : tensor<8xi32>, tensor<8xi32>
 }

@@ -40,6 +40,7 @@ def Tile_SplatOp : Tile_Op<"splat", [Pure,
   let results = (outs AnyStaticShapeTensor:$result);
   let assemblyFormat = "$src attr-dict `:` type($result)";
   let hasFolder = 1;
+  let hasCanonicalizer = 1;
 }
 
 def Tile_BroadcastOp : Tile_Op<"broadcast", [Pure, SameOperandsAndResultElementType]> {
