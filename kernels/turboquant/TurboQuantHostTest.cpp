@@ -289,24 +289,26 @@ public:
   explicit HostBuilds(std::string source) : source(std::move(source)) {}
 
   /// The three kernels for case `c` with stage 1's BLOCK_T = blockT, MMA =
-  /// mma and MIN_N = minN; "" or the compile error.
-  std::string get(const TqCase &c, int blockT, int mma, TqKernels &out, int minN = 8) {
+  /// mma, MIN_N = minN and PAGE = page (when not 0); "" or the compile error.
+  std::string get(const TqCase &c, int blockT, int mma, TqKernels &out, int minN = 8,
+                  int page = 0) {
     std::string t = test::name(c.dtype), d = std::to_string(c.d);
     std::string kb = std::to_string(c.kbits), vb = std::to_string(c.vbits);
     std::string err;
     if (rotates(c))
       out.rotate = kernel("turboquant_rotate",
                           {{"T", t}, {"D", d}, {"RB", std::to_string(kRotateColumns)}}, err);
-    out.stage1 = kernel("turboquant_decode_stage1",
-                        {{"D", d},
-                         {"KBITS", kb},
-                         {"VBITS", vb},
-                         {"HEADS", std::to_string(c.headsPerProgram)},
-                         {"BLOCK_T", std::to_string(blockT)},
-                         {"MMA", std::to_string(mma)},
-                         {"MIN_N", std::to_string(minN)},
-                         {"QT", rotates(c) ? "f32" : t}},
-                        err);
+    std::map<std::string, std::string> stage1 = {{"D", d},
+                                                 {"KBITS", kb},
+                                                 {"VBITS", vb},
+                                                 {"HEADS", std::to_string(c.headsPerProgram)},
+                                                 {"BLOCK_T", std::to_string(blockT)},
+                                                 {"MMA", std::to_string(mma)},
+                                                 {"MIN_N", std::to_string(minN)},
+                                                 {"QT", rotates(c) ? "f32" : t}};
+    if (page)
+      stage1["PAGE"] = std::to_string(page);
+    out.stage1 = kernel("turboquant_decode_stage1", stage1, err);
     out.stage2 = kernel("turboquant_decode_stage2", {{"T", t}, {"D", d}}, err);
     return err;
   }
@@ -417,6 +419,36 @@ TEST(TurboQuantHostTest, KernelsMatchTheReference) {
   }
   std::printf("largest err/bound: MMA=0 %.4f, MMA=1 %.4f, MMA=2 %.4f, MMA=2 MIN_N=16 %.4f\n",
               worst[0], worst[1], worst[2], worst[3]);
+}
+
+/// MMA = 2 specialised on block_size = PAGE: blocks of BLOCK_T <= PAGE
+/// tokens that start anywhere in a page (splits of 13 and 50 tokens) and so
+/// meet one or two pages, and BLOCK_T > PAGE (a constant block size); GQA 4
+/// with HEADS 4 and 1, every preset. Launched with another block_size, the
+/// kernel reads no slot and o and lse are NaN.
+TEST(TurboQuantHostTest, SpecialisedOnTheBlockSize) {
+  std::string source = kernelSource();
+  ASSERT_FALSE(source.empty()) << "cannot read " << TILEC_TQ_KERNEL;
+  HostBuilds builds(source);
+  uint64_t seed = 3000;
+  for (auto [blockT, page] : {std::pair{16, 16}, {16, 32}, {32, 16}})
+    for (auto [kb, vb] : {std::pair{4, 4}, {3, 4}, {8, 4}})
+      for (int64_t heads : {4, 1}) {
+        TqCase c;
+        c.kbits = kb, c.vbits = vb, c.hq = 8, c.hkv = 2, c.headsPerProgram = heads;
+        c.blockSize = page, c.seqLens = {37, 150, 1}, c.numSplits = 3;
+        TqKernels kernels;
+        std::string name = caseName(c) + " BLOCK_T=" + std::to_string(blockT) +
+                           " PAGE=" + std::to_string(page);
+        std::string err = builds.get(c, blockT, 2, kernels, 8, page);
+        ASSERT_TRUE(err.empty()) << name << ": " << err;
+        TqResult r = runTqCase(kernels, c, seed++);
+        EXPECT_TRUE(r.pass) << name << ": " << r.error << " (" << r.failures << " failures)";
+        c.blockSize = 2 * page;
+        r = runTqCase(kernels, c, seed++);
+        EXPECT_FALSE(r.pass) << name << " launched with block_size " << c.blockSize;
+        EXPECT_NE(r.error.find("nan"), std::string::npos) << name << ": " << r.error;
+      }
 }
 
 TEST(TurboQuantHostTest, RoundTrip) {
