@@ -13,6 +13,8 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
+#include <memory>
 #include <sstream>
 
 using namespace tile;
@@ -55,30 +57,48 @@ TEST(MqaHostTest, MatchesTheReference) {
   checkUnpaged(TILEC_MQA_KERNEL, "fp8_mqa_logits.tile");
 }
 
-TEST(MqaHostTest, PagedMatchesTheReference) {
+/// fp8_paged_mqa_logits built for the host with `defines`: its parameters
+/// and a launcher, or the compile error (in `error`).
+struct PagedBuild {
+  std::vector<ParamInfo> params;
+  norms::Launcher launch;
+};
+PagedBuild pagedBuild(const std::map<std::string, std::string> &defines, std::string &error) {
   std::ifstream in(TILEC_PAGED_MQA_KERNEL);
   std::stringstream source;
   source << in.rdbuf();
-  ASSERT_FALSE(source.str().empty()) << "cannot read " << TILEC_PAGED_MQA_KERNEL;
+  if (source.str().empty()) {
+    error = std::string("cannot read ") + TILEC_PAGED_MQA_KERNEL;
+    return {};
+  }
+  CompileOptions options;
+  options.defines = defines;
+  auto kernel = compileForHost(source.str(), "fp8_paged_mqa_logits.tile", options);
+  if (!kernel) {
+    error = kernel.message();
+    return {};
+  }
+  std::shared_ptr<HostKernel> k = std::move(*kernel);
+  return {k->params(), [k](std::array<uint32_t, 3> grid, const std::vector<Arg> &args,
+                           const std::vector<size_t> &) { return k->launch(grid, args); }};
+}
+
+TEST(MqaHostTest, PagedMatchesTheReference) {
   uint64_t seed = 700;
   // BLOCK_Q = 2: two query rows of a sequence a program (next_n = 1 and 3
   // leave a program a row past next_n).
   for (auto [blockT, chunk, blockQ] : std::vector<std::array<int64_t, 3>>{
            {64, 1024, 1}, {16, 48, 1}, {16, 48, 2}, {64, 256, 2}}) {
-    CompileOptions options;
-    options.defines["BLOCK_T"] = std::to_string(blockT);
-    options.defines["CHUNK"] = std::to_string(chunk);
-    options.defines["BLOCK_Q"] = std::to_string(blockQ);
-    auto kernel = compileForHost(source.str(), "fp8_paged_mqa_logits.tile", options);
-    ASSERT_TRUE(bool(kernel)) << kernel.message();
-    norms::Launcher launch = [&](std::array<uint32_t, 3> grid, const std::vector<Arg> &args,
-                                 const std::vector<size_t> &) {
-      return (*kernel)->launch(grid, args);
-    };
+    std::string error;
+    PagedBuild build = pagedBuild({{"BLOCK_T", std::to_string(blockT)},
+                                   {"CHUNK", std::to_string(chunk)},
+                                   {"BLOCK_Q", std::to_string(blockQ)}},
+                                  error);
+    ASSERT_TRUE(error.empty()) << error;
     for (PagedCase c : {PagedCase{{1}, 1, 16}, PagedCase{{37, 5, 100}, 2, 16},
                         PagedCase{{1, 70}, 2, 64}, PagedCase{{130, 64}, 1, 64},
                         PagedCase{{2, 90, 41}, 3, 16}}) {
-      MqaResult r = runPagedCase((*kernel)->params(), launch, c, chunk, seed++, blockQ);
+      MqaResult r = runPagedCase(build.params, build.launch, c, chunk, seed++, blockQ);
       EXPECT_TRUE(r.pass) << "BLOCK_T=" << blockT << " CHUNK=" << chunk << " BLOCK_Q=" << blockQ
                           << " next_n="
                           << c.nextN << " block_size=" << c.blockSize << ": " << r.error;
@@ -91,34 +111,25 @@ TEST(MqaHostTest, PagedMatchesTheReference) {
 /// 16) and where blocks span pages (PAGE 16 with BLOCK_T 64); launched with
 /// another block_size, it reads no key and every logit is NaN.
 TEST(MqaHostTest, PagedSpecialisedOnTheBlockSize) {
-  std::ifstream in(TILEC_PAGED_MQA_KERNEL);
-  std::stringstream source;
-  source << in.rdbuf();
-  ASSERT_FALSE(source.str().empty()) << "cannot read " << TILEC_PAGED_MQA_KERNEL;
   uint64_t seed = 900;
   for (auto [blockT, chunk, blockQ, page] : std::vector<std::array<int64_t, 4>>{
            {16, 48, 1, 16}, {16, 48, 2, 32}, {64, 256, 1, 16}, {32, 64, 2, 16}}) {
-    CompileOptions options;
-    options.defines["BLOCK_T"] = std::to_string(blockT);
-    options.defines["CHUNK"] = std::to_string(chunk);
-    options.defines["BLOCK_Q"] = std::to_string(blockQ);
-    options.defines["PAGE"] = std::to_string(page);
-    auto kernel = compileForHost(source.str(), "fp8_paged_mqa_logits.tile", options);
-    ASSERT_TRUE(bool(kernel)) << kernel.message();
-    norms::Launcher launch = [&](std::array<uint32_t, 3> grid, const std::vector<Arg> &args,
-                                 const std::vector<size_t> &) {
-      return (*kernel)->launch(grid, args);
-    };
+    std::string error;
+    PagedBuild build = pagedBuild({{"BLOCK_T", std::to_string(blockT)},
+                                   {"CHUNK", std::to_string(chunk)},
+                                   {"BLOCK_Q", std::to_string(blockQ)},
+                                   {"PAGE", std::to_string(page)}},
+                                  error);
+    ASSERT_TRUE(error.empty()) << error;
     std::string config = "BLOCK_T=" + std::to_string(blockT) + " CHUNK=" + std::to_string(chunk) +
                          " BLOCK_Q=" + std::to_string(blockQ) + " PAGE=" + std::to_string(page);
     for (PagedCase c : {PagedCase{{1}, 1, page}, PagedCase{{37, 5, 100}, 2, page},
                         PagedCase{{130, 64}, 1, page}, PagedCase{{2, 90, 41}, 3, page}}) {
-      MqaResult r = runPagedCase((*kernel)->params(), launch, c, chunk, seed++, blockQ);
+      MqaResult r = runPagedCase(build.params, build.launch, c, chunk, seed++, blockQ);
       EXPECT_TRUE(r.pass) << config << " next_n=" << c.nextN << ": " << r.error;
     }
-    MqaResult r =
-        runPagedCase((*kernel)->params(), launch, PagedCase{{37, 5, 100}, 2, 2 * page}, chunk,
-                     seed++, blockQ);
+    MqaResult r = runPagedCase(build.params, build.launch, PagedCase{{37, 5, 100}, 2, 2 * page},
+                               chunk, seed++, blockQ);
     EXPECT_FALSE(r.pass) << config << " launched with block_size " << 2 * page;
     EXPECT_EQ(r.failures, 3 * 2 * 100) << config << ": every logit must be NaN";
     EXPECT_NE(r.error.find("nan"), std::string::npos) << r.error;
