@@ -3,7 +3,7 @@
 # to the payload's own (run scripts/gpu-artifacts.sh first):
 #   scripts/tq-variant.sh NAME FILE [tilec compile arguments...]
 # copies tq-gpu and the payload's TurboQuant builds into .carry/gpu/NAME and
-# rebuilds there every `.mma.tok` build of tq-builds.txt from FILE (a variant
+# rebuilds there every `.mma.tok[.pN]` build of tq-builds.txt from FILE (a variant
 # of kernels/turboquant/turboquant_decode.tile) with the extra arguments
 # appended (a later -D wins), and every stage-2 build from FILE as it is. Then re-pack and, on the device,
 #   cd .carry/gpu/NAME && ./tq-gpu . --formulation 2
@@ -24,7 +24,7 @@ fi
 out=$gpu/$name
 rm -rf "$out" && mkdir -p "$out"
 cp "$gpu/tq-gpu" "$gpu"/turboquant_* "$out/"
-grep '\.mma\.tok ' "$gpu/tq-builds.txt" | scripts/tq-compile.sh "$out" "$file" "$@" --no-cache
+grep -E '\.mma\.tok(\.p[0-9]+)? ' "$gpu/tq-builds.txt" | scripts/tq-compile.sh "$out" "$file" "$@" --no-cache
 grep '^turboquant_decode_stage2\.' "$gpu/tq-builds.txt" |
   scripts/tq-compile.sh "$out" "$file" --no-cache
 tar -C .carry -cJf .carry/payload.tar.xz gpu anchors

@@ -4,7 +4,7 @@
 // wrote, one per set of compile-time parameters each kernel depends on:
 //
 //   DIR/turboquant_rotate.<T>.d<D>.ptx                  (MSE keys only)
-//   DIR/turboquant_decode_stage1.d<D>.k<KBITS>v<VBITS>[.<T>].h<HEADS>[.mma|.mma.tok].ptx
+//   DIR/turboquant_decode_stage1.d<D>.k<KBITS>v<VBITS>[.<T>].h<HEADS>[.mma|.mma.tok[.p<PAGE>]].ptx
 //                                       (<T>: fp8 keys, whose stage 1 reads q)
 //   DIR/turboquant_decode_stage2.<T>.d<D>.ptx
 //
@@ -16,7 +16,9 @@
 // ptxas from spilling) and on the matrix units with tokens as M, one warp a
 // program and the codes loaded straight into the operand registers
 // (`.mma.tok`: -D MMA=2 --num-warps=1 -D BLOCK_T=16, 3-bit keys held to 152
-// registers and fp8 keys to 128; 3 or 4x the programs per SM).
+// registers and fp8 keys to 128; 3 or 4x the programs per SM; `.p16`: also
+// -D PAGE=16, specialised on the cache's block size, for 3-bit keys and one
+// head a program).
 //
 // It checks at tier C (TqCheck) small ragged problems of every preset with
 // HEADS = group and 1, D = 64 and 256, an odd Hkv (slots of one kv head at
@@ -80,7 +82,16 @@ constexpr int kFormulations = 3;
 const char *formulationSuffix(int mma) {
   return mma == 0 ? "" : mma == 1 ? ".mma" : ".mma.tok";
 }
-std::string formulationArgs(int mma, int kbits, int64_t heads) {
+/// MMA = 2 specialises on the cache's block size (PAGE, its two scalar page
+/// loads a block) where that measured faster on the H200 (bench/RESULTS.md run
+/// 96): 3-bit keys 0.88-0.92x the time, one head a program 0.88-0.94x; fp8 and
+/// 4-bit keys with the group's heads took 1.00-1.04x.
+bool specialisesPage(const TqCase &c, int mma) {
+  return mma == 2 && (c.kbits == 3 || c.headsPerProgram == 1);
+}
+std::string formulationArgs(const TqCase &c, int mma) {
+  int kbits = c.kbits;
+  int64_t heads = c.headsPerProgram;
   // BLOCK_T 16 and the register caps: the fastest on the H200 (bench/RESULTS.md runs 57, 61,
   // 62, 74, 76, 77). A one-warp program's registers come from one scheduler's quarter of the
   // register file: up to 170 a thread hold 3 programs a scheduler, 128 hold 4. fp8 keys at
@@ -95,7 +106,8 @@ std::string formulationArgs(int mma, int kbits, int64_t heads) {
            (kbits == 8   ? " --max-registers=128"
             : kbits == 3 ? " --max-registers=152 --scalarize"
             : heads > 1  ? " --scalarize"
-                         : "");
+                         : "") +
+           (specialisesPage(c, mma) ? " -D PAGE=" + std::to_string(c.blockSize) : "");
   return mma == 0 ? "" : " -D MMA=1 -D BLOCK_T=32";
 }
 /// Warps a program of each formulation runs: with --programs-per-sm N the
@@ -106,7 +118,8 @@ int formulationWarps(int mma) { return mma == 2 ? 1 : 4; }
 std::string stage1Build(const TqCase &c, int mma) {
   return "turboquant_decode_stage1.d" + std::to_string(c.d) + "." + presetName(c.kbits, c.vbits) +
          (rotates(c) ? "" : "." + std::string(test::name(c.dtype))) + ".h" +
-         std::to_string(c.headsPerProgram) + formulationSuffix(mma);
+         std::to_string(c.headsPerProgram) + formulationSuffix(mma) +
+         (specialisesPage(c, mma) ? ".p" + std::to_string(c.blockSize) : "");
 }
 
 std::string stage2Build(const TqCase &c) {
@@ -130,7 +143,7 @@ std::vector<std::pair<std::string, std::string>> buildsOf(const TqCase &c, int m
                     "--kernel turboquant_decode_stage1" + d + " -D KBITS=" +
                         std::to_string(c.kbits) + " -D VBITS=" + std::to_string(c.vbits) +
                         " -D HEADS=" + std::to_string(c.headsPerProgram) +
-                        formulationArgs(mma, c.kbits, c.headsPerProgram) +
+                        formulationArgs(c, mma) +
                         (rotates(c) ? "" : " -D QT=" + t) +
                         " --assume q=16 --assume kv_cache=16 --assume codebook=16"
                         " --assume mid_o=16"});
