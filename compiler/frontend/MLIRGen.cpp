@@ -8,6 +8,7 @@
 #include "mlir/IR/Verifier.h"
 
 #include "llvm/ADT/ScopeExit.h"
+#include "llvm/Support/Format.h"
 
 using namespace tile;
 using namespace tile::ast;
@@ -72,6 +73,43 @@ static std::optional<Val> parseDefine(MLIRGen &gen, SMLoc l, const Param &p, Str
 
 /// In `<...>`, int, bool and dtype parameters are compile-time; in `(...)`,
 /// int and dtype ones are (bool there is a runtime scalar or tile of bools).
+/// The variable names `e` reads, each once, in the order they appear.
+static void collectNames(const Expr &e, llvm::SmallVectorImpl<std::string> &names) {
+  auto visit = [&](const ExprPtr &sub) { collectNames(*sub, names); };
+  switch (e.getKind()) {
+  case Expr::Kind::Name: {
+    const std::string &name = llvm::cast<NameExpr>(e).name;
+    if (!llvm::is_contained(names, name))
+      names.push_back(name);
+    return;
+  }
+  case Expr::Kind::Unary:
+    return visit(llvm::cast<UnaryExpr>(e).operand);
+  case Expr::Kind::Binary:
+    visit(llvm::cast<BinaryExpr>(e).lhs);
+    return visit(llvm::cast<BinaryExpr>(e).rhs);
+  case Expr::Kind::Call:
+    llvm::for_each(llvm::cast<CallExpr>(e).args, visit);
+    for (const KeywordArg &k : llvm::cast<CallExpr>(e).kwargs)
+      visit(k.value);
+    return;
+  case Expr::Kind::Method:
+    visit(llvm::cast<MethodExpr>(e).receiver);
+    llvm::for_each(llvm::cast<MethodExpr>(e).args, visit);
+    return;
+  case Expr::Kind::Subscript:
+    return visit(llvm::cast<SubscriptExpr>(e).base);
+  case Expr::Kind::List:
+    llvm::for_each(llvm::cast<ListExpr>(e).elements, visit);
+    return;
+  case Expr::Kind::Int:
+  case Expr::Kind::Float:
+  case Expr::Kind::Bool:
+  case Expr::Kind::Str:
+    return;
+  }
+}
+
 static bool isCompileTimeKind(const TypeExpr &t, bool inAngles) {
   return !t.pointee && (t.name == "int" || t.name == "dtype" || (inAngles && t.name == "bool"));
 }
@@ -394,10 +432,40 @@ bool MLIRGen::genStmt(const Stmt &stmt) {
     if (v->kind != Val::Kind::Bool)
       return error(sa.cond->getLoc(), "static_assert needs a compile-time bool condition, got " +
                                           describe(*v));
-    if (!v->b)
-      return error(sa.getLoc(), "static assertion failed" +
-                                    (sa.message.empty() ? Twine("") : ": " + sa.message));
-    return true;
+    if (v->b)
+      return true;
+    // The compile-time values the condition read, e.g. (PAGE = -64).
+    llvm::SmallVector<std::string> names;
+    collectNames(*sa.cond, names);
+    std::string values;
+    for (const std::string &name : names) {
+      Val *var = lookup(name);
+      if (!var || var->isRuntime())
+        continue;
+      values += (values.empty() ? " (" : ", ") + name + " = ";
+      switch (var->kind) {
+      case Val::Kind::Int:
+        values += std::to_string(var->i);
+        break;
+      case Val::Kind::Float: {
+        llvm::raw_string_ostream os(values);
+        os << llvm::format("%g", var->f);
+        break;
+      }
+      case Val::Kind::Bool:
+        values += var->b ? "true" : "false";
+        break;
+      case Val::Kind::Dtype:
+        values += typeName(var->dtype, var->isUnsigned);
+        break;
+      case Val::Kind::Runtime:
+        break;
+      }
+    }
+    if (!values.empty())
+      values += ")";
+    return error(sa.getLoc(), "static assertion failed" +
+                                  (sa.message.empty() ? Twine("") : ": " + sa.message) + values);
   }
   case Stmt::Kind::ExprStmt:
     return genExpr(*llvm::cast<ExprStmt>(stmt).expr).has_value();

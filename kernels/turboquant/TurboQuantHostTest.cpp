@@ -366,7 +366,7 @@ std::vector<KernelCase> kernelCases() {
   add(4, 4, 128, 8, 2, 4, {300, 129}, 1, Dtype::BF16, false, 16);
   // More splits than tokens (empty splits), GQA 1 and 8.
   add(4, 4, 128, 4, 4, 1, {1, 3, 5}, 8);
-  // More splits than stage 2 merges at a time (SPLITS = 16).
+  // Many splits (40, most of them non-empty) for stage 2 to merge.
   add(8, 4, 128, 4, 2, 2, {700, 37, 16}, 40, Dtype::F32);
   add(3, 4, 128, 16, 2, 8, {2, 19}, 6, Dtype::F16);
   // Hkv odd: the slots of a kv head alternate between 4- and 2-byte
