@@ -71,8 +71,6 @@ static std::optional<Val> parseDefine(MLIRGen &gen, SMLoc l, const Param &p, Str
   return Val::makeDtype(*type, isUnsigned);
 }
 
-/// In `<...>`, int, bool and dtype parameters are compile-time; in `(...)`,
-/// int and dtype ones are (bool there is a runtime scalar or tile of bools).
 /// The variable names `e` reads, each once, in the order they appear.
 static void collectNames(const Expr &e, llvm::SmallVectorImpl<std::string> &names) {
   auto visit = [&](const ExprPtr &sub) { collectNames(*sub, names); };
@@ -110,6 +108,8 @@ static void collectNames(const Expr &e, llvm::SmallVectorImpl<std::string> &name
   }
 }
 
+/// In `<...>`, int, bool and dtype parameters are compile-time; in `(...)`,
+/// int and dtype ones are (bool there is a runtime scalar or tile of bools).
 static bool isCompileTimeKind(const TypeExpr &t, bool inAngles) {
   return !t.pointee && (t.name == "int" || t.name == "dtype" || (inAngles && t.name == "bool"));
 }

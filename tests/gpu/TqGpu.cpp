@@ -84,8 +84,8 @@ const char *formulationSuffix(int mma) {
 }
 /// MMA = 2 specialises on the cache's block size (PAGE, its two scalar page
 /// loads a block) where that measured faster on the H200 (bench/RESULTS.md run
-/// 96): 3-bit keys 0.88-0.92x the time, one head a program 0.88-0.94x; fp8 and
-/// 4-bit keys with the group's heads took 1.00-1.04x.
+/// 96): 3-bit keys 0.88-0.92x the time, one head a program 0.92-0.94x (4-bit
+/// and fp8 keys); 4-bit and fp8 keys with the group's heads took 0.996-1.036x.
 bool specialisesPage(const TqCase &c, int mma) {
   return mma == 2 && (c.kbits == 3 || c.headsPerProgram == 1);
 }
