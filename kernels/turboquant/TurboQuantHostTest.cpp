@@ -473,3 +473,27 @@ TEST(TurboQuantHostTest, RoundTrip) {
 }
 
 } // namespace
+
+/// A GQA group of 3 (Hq = 6, Hkv = 2) served by one program, HEADS = 3: the
+/// matrix-unit formulations pad the heads (MMA = 1 to 16 query rows, MMA = 2
+/// to MIN_N columns, 2 a head); MMA = 0 needs HEADS a power of two.
+TEST(TurboQuantHostTest, GroupOfThree) {
+  std::string source = kernelSource();
+  ASSERT_FALSE(source.empty()) << "cannot read " << TILEC_TQ_KERNEL;
+  HostBuilds builds(source);
+  uint64_t seed = 4000;
+  for (auto [kb, vb] : {std::pair{4, 4}, {3, 4}, {8, 4}})
+    for (auto [mma, blockT, minN] : {std::tuple{1, 32, 8}, {2, 16, 8}, {2, 16, 16}}) {
+      TqCase c;
+      c.kbits = kb, c.vbits = vb, c.hq = 6, c.hkv = 2, c.headsPerProgram = 3;
+      c.seqLens = {37, 150, 1}, c.numSplits = 3;
+      TqKernels kernels;
+      std::string name = caseName(c) + " MMA=" + std::to_string(mma) +
+                         " MIN_N=" + std::to_string(minN);
+      std::string err = builds.get(c, blockT, mma, kernels, minN);
+      ASSERT_TRUE(err.empty()) << name << ": " << err;
+      TqResult r = runTqCase(kernels, c, seed++);
+      EXPECT_TRUE(r.pass) << name << ": " << r.error << " (" << r.failures << " failures)";
+      std::printf("%-100s err/bound %.4f\n", name.c_str(), r.maxErrOverBound);
+    }
+}
