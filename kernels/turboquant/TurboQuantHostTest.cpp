@@ -9,7 +9,8 @@
 // Hadamard and random orthogonal rotations, and the round trip; every case
 // with each of stage 1's formulations: MMA = 0 (CUDA-core products), 1 and
 // 2 (dot: f16 operands split in hi + lo parts, f32 sums; the host computes
-// dot in f32 loops, so the f16 rounding is what is checked).
+// dot in f32 loops, so the f16 rounding is what is checked); and stage 2 in
+// both forms (one split at a time and in chunks) on rows of 1 to 40 splits.
 //
 //===----------------------------------------------------------------------===//
 #include "TqCheck.h"
@@ -266,6 +267,10 @@ TEST(TurboQuantRefTest, SplitsAndNames) {
   EXPECT_EQ(waveSplits(1584, 32, 8, 8192), 6);   // 12 an SM: 1536
   EXPECT_EQ(waveSplits(1056, 1, 8, 1), 1);
   EXPECT_EQ(waveSplits(0, 4, 8, 4096), 1);
+  EXPECT_EQ(stage2Splits(1), 0);
+  EXPECT_EQ(stage2Splits(8), 0);
+  EXPECT_EQ(stage2Splits(9), 16);
+  EXPECT_EQ(stage2Splits(64), 16);
   TqCase c;
   c.seqLens = {3, 17};
   EXPECT_EQ(caseName(c), "k4v4 D=128 Hq=32 Hkv=8 HEADS=4 block_size=16 splits=1 bf16 hadamard "
@@ -309,9 +314,15 @@ public:
     if (page)
       stage1["PAGE"] = std::to_string(page);
     out.stage1 = kernel("turboquant_decode_stage1", stage1, err);
-    out.stage2 = kernel("turboquant_decode_stage2", {{"T", t}, {"D", d}}, err);
+    int64_t splits2 = stage2SplitsOverride >= 0 ? stage2SplitsOverride : stage2Splits(c.numSplits);
+    out.stage2 =
+        kernel("turboquant_decode_stage2", {{"T", t}, {"D", d}, {"SPLITS", std::to_string(splits2)}},
+               err);
     return err;
   }
+
+  /// When >= 0, stage 2's SPLITS instead of the launcher's tq::stage2Splits.
+  int64_t stage2SplitsOverride = -1;
 
 private:
   TqKernel kernel(const std::string &name, const std::map<std::string, std::string> &defines,
@@ -430,6 +441,39 @@ TEST(TurboQuantHostTest, KernelsMatchTheReference) {
   }
   std::printf("largest err/bound: MMA=0 %.4f, MMA=1 %.4f, MMA=2 %.4f, MMA=2 MIN_N=16 %.4f\n",
               worst[0], worst[1], worst[2], worst[3]);
+}
+
+/// Stage 2 in each form, whatever tq::stage2Splits picks: one split at a time
+/// and 4 or 16 at a time, on rows of one split, of fewer splits than a chunk,
+/// of exactly a chunk and of several chunks, the last one partial (40 splits
+/// a row, and rows of 37 and 16 splits where a sequence is shorter), and on
+/// rows with more splits than tokens.
+TEST(TurboQuantHostTest, Stage2Forms) {
+  std::string source = kernelSource();
+  ASSERT_FALSE(source.empty()) << "cannot read " << TILEC_TQ_KERNEL;
+  HostBuilds builds(source);
+  std::vector<TqCase> cases;
+  for (auto [lens, splits] : {std::pair<std::vector<int64_t>, int64_t>{{700, 37, 16}, 40},
+                              {{1, 3, 5}, 8},
+                              {{300, 129}, 1}}) {
+    TqCase c;
+    c.kbits = 8, c.vbits = 4, c.hq = 4, c.hkv = 2, c.headsPerProgram = 2, c.seqLens = lens, c.numSplits = splits;
+    c.dtype = Dtype::F32;
+    cases.push_back(c);
+  }
+  // Large queries: lse differs by hundreds between splits, so a weight taken
+  // against anything but the row's largest lse overflows exp.
+  cases.push_back(cases.front());
+  cases.back().queryScale = 100;
+  uint64_t seed = 3000;
+  for (int64_t splits2 : {0, 4, 16}) {
+    builds.stage2SplitsOverride = splits2;
+    for (const TqCase &c : cases) {
+      TqKernels kernels;
+      checkCase(builds, c, 16, 2, 8, 0, seed++,
+                caseName(c) + " stage 2 SPLITS=" + std::to_string(splits2), kernels);
+    }
+  }
 }
 
 /// MMA = 2 specialised on block_size = PAGE: blocks of BLOCK_T <= PAGE

@@ -6,7 +6,7 @@
 //   DIR/turboquant_rotate.<T>.d<D>.ptx                  (MSE keys only)
 //   DIR/turboquant_decode_stage1.d<D>.k<KBITS>v<VBITS>[.<T>].h<HEADS>[.mma|.mma.tok[.p<PAGE>]].ptx
 //                                       (<T>: fp8 keys, whose stage 1 reads q)
-//   DIR/turboquant_decode_stage2.<T>.d<D>.ptx
+//   DIR/turboquant_decode_stage2.<T>.d<D>[.s16].ptx
 //
 // (e.g. turboquant_decode_stage1.d128.k4v4.h4.ptx; `tq-gpu --list` prints
 // every build with its tilec compile arguments). Stage 1 comes in three
@@ -18,10 +18,13 @@
 // (`.mma.tok`: -D MMA=2 --num-warps=1 -D BLOCK_T=16, 3-bit keys held to 152
 // registers and fp8 keys to 128; 3 or 4x the programs per SM; `.p16`: also
 // -D PAGE=16, specialised on the cache's block size, for 3-bit keys and one
-// head a program).
+// head a program). Stage 2 comes in two forms, one split at a time and
+// `.s16` (-D SPLITS=16: 16 at a time), and a launch takes the one
+// tq::stage2Splits picks for its split count.
 //
 // It checks at tier C (TqCheck) small ragged problems of every preset with
-// HEADS = group and 1, D = 64 and 256, an odd Hkv (slots of one kv head at
+// HEADS = group and 1, rows of up to 24 splits (stage 2's `.s16`), D = 64
+// and 256, an odd Hkv (slots of one kv head at
 // alternating 4- and 2-byte alignment), and the round trip; then, for the
 // presets k4v4, k3v4 and k8v4, the spec's benchmark shapes (D = 128, Hq = 32, Hkv = 8, block_size =
 // 16, B in {1, 8, 32, 128}, seq_len in {1024, 8192, 32768}, every sequence
@@ -37,7 +40,7 @@
 // preset's name (k4v4, ...), "mma" (0, 1 or 2) and "stage1_build" tell the
 // stage-1 formulations apart (the table shows them as k4v4, k4v4.mma and
 // k4v4.mma.tok), "stage1_registers" and "stage1_programs_per_sm" are what
-// the driver made of that build.
+// the driver made of that build, and "stage2_build" names stage 2's.
 //
 //   tq-gpu DIR [--check-only] [--programs-per-sm N]   (splits: the anchor's
 //                                                      rule with N four-warp
@@ -122,10 +125,14 @@ std::string stage1Build(const TqCase &c, int mma) {
          (specialisesPage(c, mma) ? ".p" + std::to_string(c.blockSize) : "");
 }
 
-std::string stage2Build(const TqCase &c) {
+/// Stage 2 reading `splits` splits at a time (0: one at a time).
+std::string stage2Build(const TqCase &c, int64_t splits) {
   return "turboquant_decode_stage2." + std::string(test::name(c.dtype)) + ".d" +
-         std::to_string(c.d);
+         std::to_string(c.d) + (splits ? ".s" + std::to_string(splits) : "");
 }
+
+/// The stage 2 build a case launches (tq::stage2Splits's rule).
+std::string stage2Build(const TqCase &c) { return stage2Build(c, stage2Splits(c.numSplits)); }
 
 /// The builds a case runs, in launch order: (name, tilec compile arguments).
 /// Every buffer is its own allocation, so every pointer is 16-byte aligned.
@@ -147,8 +154,12 @@ std::vector<std::pair<std::string, std::string>> buildsOf(const TqCase &c, int m
                         (rotates(c) ? "" : " -D QT=" + t) +
                         " --assume q=16 --assume kv_cache=16 --assume codebook=16"
                         " --assume mid_o=16"});
-  builds.push_back({stage2Build(c), "--kernel turboquant_decode_stage2 -D T=" + t + d +
-                                        " --assume mid_o=16 --assume o=16"});
+  // Both forms of stage 2: the launch picks one by the case's split count.
+  for (int64_t splits : {int64_t(0), stage2Splits(INT64_MAX)})
+    builds.push_back({stage2Build(c, splits),
+                      "--kernel turboquant_decode_stage2 -D T=" + t + d +
+                          (splits ? " -D SPLITS=" + std::to_string(splits) : "") +
+                          " --assume mid_o=16 --assume o=16"});
   return builds;
 }
 
@@ -167,6 +178,10 @@ std::vector<TqCase> checkCases() {
       c.headsPerProgram = heads, c.seqLens = {1, 10, 37, 300, 1000}, c.numSplits = 8;
       cases.push_back(c);
     }
+  // Rows of up to 24 splits: stage 2 reads them 16 at a time.
+  TqCase many = presetCase(8, 4);
+  many.seqLens = {1, 10, 37, 300, 1000}, many.numSplits = 24;
+  cases.push_back(many);
   TqCase odd = presetCase(4, 4);
   odd.hq = 6, odd.hkv = 3, odd.headsPerProgram = 2, odd.seqLens = {9, 40, 301};
   odd.numSplits = 3;
@@ -364,7 +379,7 @@ struct BenchRow {
   std::string preset;
   int64_t b, seqLen, heads, splits;
   int mma = 0;
-  std::string stage1;
+  std::string stage1, stage2;
   double ms = 0, stage1Ms = 0, stage2Ms = 0, bytes = 0;
   TqResult check;
   int64_t checkedSeqs = 0;
@@ -385,12 +400,13 @@ void printRow(const BenchRow &r) {
               "\"bytes\": %.0f, "
               "\"GBps\": %.2f, \"check\": %s, \"checked_seqs\": %lld, "
               "\"max_err_over_bound\": %.6g, \"mma\": %d, \"stage1_build\": \"%s\", "
-              "\"stage1_registers\": %d, \"stage1_programs_per_sm\": %d}\n",
+              "\"stage1_registers\": %d, \"stage1_programs_per_sm\": %d, "
+              "\"stage2_build\": \"%s\"}\n",
               r.preset.c_str(), (long long)r.b, (long long)r.seqLen, (long long)r.heads,
               (long long)r.splits, r.ms, r.stage1Ms, r.stage2Ms, r.bytes, gbps,
               r.check.pass ? "true" : "false",
               (long long)r.checkedSeqs, r.check.maxErrOverBound, r.mma, r.stage1.c_str(),
-              r.registers, r.perSM);
+              r.registers, r.perSM, r.stage2.c_str());
 }
 
 /// Checks and (unless checkOnly) times one benchmark shape.
@@ -530,6 +546,7 @@ int runBench(cuda::Driver &driver, Builds &builds, bool checkOnly, int64_t perSm
                                 : waveSplits(int64_t(row.perSM) * driver.multiprocessors(), b,
                                              c.hq / heads, seqLen);
             row.splits = c.numSplits;
+            row.stage2 = stage2Build(c);
             if (err.empty())
               err = benchShape(driver, builds, cache, deviceCache, flush, flushBytes, c, mma,
                                shapeSeed, checkOnly, row);
