@@ -9,8 +9,10 @@
 // Hadamard and random orthogonal rotations, and the round trip; every case
 // with each of stage 1's formulations: MMA = 0 (CUDA-core products), 1 and
 // 2 (dot: f16 operands split in hi + lo parts, f32 sums; the host computes
-// dot in f32 loops, so the f16 rounding is what is checked); and stage 2 in
-// both forms (one split at a time and in chunks) on rows of 1 to 40 splits.
+// dot in f32 loops, so the f16 rounding is what is checked); stage 1's
+// write set (run on a corner of its grid, it writes its own partials only);
+// and stage 2 in both forms (one split at a time and in chunks) on rows of 1
+// to 40 splits.
 //
 //===----------------------------------------------------------------------===//
 #include "TqCheck.h"
@@ -20,6 +22,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <random>
@@ -315,9 +318,8 @@ public:
       stage1["PAGE"] = std::to_string(page);
     out.stage1 = kernel("turboquant_decode_stage1", stage1, err);
     int64_t splits2 = stage2SplitsOverride >= 0 ? stage2SplitsOverride : stage2Splits(c.numSplits);
-    out.stage2 =
-        kernel("turboquant_decode_stage2", {{"T", t}, {"D", d}, {"SPLITS", std::to_string(splits2)}},
-               err);
+    out.stage2 = kernel("turboquant_decode_stage2",
+                        {{"T", t}, {"D", d}, {"SPLITS", std::to_string(splits2)}}, err);
     return err;
   }
 
@@ -457,8 +459,8 @@ TEST(TurboQuantHostTest, Stage2Forms) {
                               {{1, 3, 5}, 8},
                               {{300, 129}, 1}}) {
     TqCase c;
-    c.kbits = 8, c.vbits = 4, c.hq = 4, c.hkv = 2, c.headsPerProgram = 2, c.seqLens = lens, c.numSplits = splits;
-    c.dtype = Dtype::F32;
+    c.kbits = 8, c.vbits = 4, c.hq = 4, c.hkv = 2, c.headsPerProgram = 2;
+    c.seqLens = lens, c.numSplits = splits, c.dtype = Dtype::F32;
     cases.push_back(c);
   }
   // Large queries: lse differs by hundreds between splits, so a weight taken
@@ -474,6 +476,103 @@ TEST(TurboQuantHostTest, Stage2Forms) {
                 caseName(c) + " stage 2 SPLITS=" + std::to_string(splits2), kernels);
     }
   }
+}
+
+/// What midO and midLse hold before a write-set check: a NaN whose payload
+/// no kernel computes.
+constexpr uint32_t kUnwritten = 0x7fa5a5a5;
+
+/// Runs (the rotation and) stage 1 of `p` on the programs of `grid`, a
+/// corner of its own grid (B, Hq / HEADS, num_splits), after filling midO and
+/// midLse with kUnwritten; "" or the error.
+std::string runStage1On(const TqKernels &k, TqProblem &p, std::array<uint32_t, 3> grid) {
+  float unwritten;
+  std::memcpy(&unwritten, &kUnwritten, 4);
+  std::fill(p.midO.begin(), p.midO.end(), unwritten);
+  std::fill(p.midLse.begin(), p.midLse.end(), unwritten);
+  if (rotates(p.c)) {
+    KernelLaunch r = p.rotate();
+    if (std::string err = k.rotate.launch(r.grid, r.args, r.bytes); !err.empty())
+      return err;
+  }
+  KernelLaunch s1 = p.stage1();
+  return k.stage1.launch(grid, s1.args, s1.bytes);
+}
+
+/// Checks that stage 1, run on `grid`, wrote exactly the partials of its
+/// programs' query heads and non-empty splits, each whole and finite (NaN
+/// where `nanWritten`); the first wrong partial, or "".
+std::string checkWriteSet(const TqProblem &p, std::array<uint32_t, 3> grid, bool nanWritten) {
+  const TqCase &c = p.c;
+  for (int64_t b = 0; b < p.batch; ++b) {
+    int64_t seq = c.seqLens[size_t(b)];
+    int64_t per = std::max<int64_t>((seq + c.numSplits - 1) / c.numSplits, 1);
+    for (int64_t h = 0; h < c.hq; ++h)
+      for (int64_t s = 0; s < c.numSplits; ++s) {
+        bool ran = b < grid[0] && h / c.headsPerProgram < grid[1] && s < grid[2];
+        bool expect = ran && s * per < seq;
+        int64_t part = (b * c.hq + h) * c.numSplits + s;
+        std::string where = "partial [b " + std::to_string(b) + ", h " + std::to_string(h) +
+                            ", split " + std::to_string(s) + "]";
+        for (int64_t i = -1; i < c.d; ++i) {
+          float x = i < 0 ? p.midLse[size_t(part)] : p.midO[size_t(part * c.d + i)];
+          uint32_t bits;
+          std::memcpy(&bits, &x, 4);
+          std::string what = i < 0 ? "lse" : "o[" + std::to_string(i) + "]";
+          if ((bits != kUnwritten) != expect)
+            return where + " " + what + (expect ? " not written" : " written, not owned");
+          if (expect && std::isnan(x) != nanWritten)
+            return where + " " + what + " = " + std::to_string(x);
+        }
+      }
+  }
+  return "";
+}
+
+/// Stage 1 writes the partials of its own query heads and non-empty splits
+/// and nothing else. Launched on a corner of its grid (the first sequence,
+/// group of heads and two splits), it must leave every other partial as it
+/// was: a store one head too wide (the matrix-unit formulations pad the
+/// heads) writes into the next group's partials, which a whole-grid launch on
+/// the host overwrites later, hiding it. Every formulation, HEADS 2 of a group
+/// of 4 and 3 of 3 (padded to MMA = 1's 16 rows and MMA = 2's MIN_N), MSE
+/// and fp8 keys; with PAGE = 16 launched with another block_size, the
+/// partials it owns are NaN.
+TEST(TurboQuantHostTest, Stage1WritesOnlyItsPartials) {
+  std::string source = kernelSource();
+  ASSERT_FALSE(source.empty()) << "cannot read " << TILEC_TQ_KERNEL;
+  HostBuilds builds(source);
+  struct Form {
+    int mma, minN, page;
+    int64_t heads, hq;
+  };
+  const Form forms[] = {{0, 8, 0, 2, 8},  {1, 8, 0, 2, 8}, {2, 8, 0, 2, 8}, {2, 16, 0, 2, 8},
+                        {1, 8, 0, 3, 6},  {2, 8, 0, 3, 6}, {2, 16, 0, 3, 6}, {2, 8, 16, 2, 8},
+                        {2, 8, 16, 3, 6}};
+  const std::array<uint32_t, 3> corner = {1, 1, 2};
+  uint64_t seed = 4000;
+  for (const Form &f : forms)
+    for (auto [kb, vb] : {std::pair{4, 4}, {8, 4}}) {
+      TqCase c;
+      c.kbits = kb, c.vbits = vb, c.hq = f.hq, c.hkv = 2, c.headsPerProgram = f.heads;
+      c.seqLens = {37, 150, 1}, c.numSplits = 3;
+      std::string name = caseName(c) + " MMA=" + std::to_string(f.mma) +
+                         " MIN_N=" + std::to_string(f.minN) + " PAGE=" + std::to_string(f.page);
+      TqKernels kernels;
+      std::string err =
+          builds.get(c, f.mma == 2 ? 16 : 32, f.mma, kernels, f.minN, f.page);
+      ASSERT_EQ(err, "") << name;
+      for (bool mismatch : {false, true}) {
+        if (mismatch && !f.page)
+          continue;
+        c.blockSize = mismatch ? 2 * f.page : 16;
+        TqProblem p = makeProblem(c, seed++);
+        err = runStage1On(kernels, p, corner);
+        ASSERT_EQ(err, "") << name;
+        EXPECT_EQ(checkWriteSet(p, corner, mismatch), "")
+            << name << (mismatch ? " launched with block_size 32" : "");
+      }
+    }
 }
 
 /// MMA = 2 specialised on block_size = PAGE: blocks of BLOCK_T <= PAGE
