@@ -354,6 +354,16 @@ private:
   std::map<std::string, std::shared_ptr<HostKernel>> builds;
 };
 
+/// The kernel tests: `builds` compiles each kernel from `source` once per
+/// set of defines within a test.
+class TurboQuantHostTest : public ::testing::Test {
+protected:
+  void SetUp() override { ASSERT_FALSE(source.empty()) << "cannot read " << TILEC_TQ_KERNEL; }
+
+  std::string source = kernelSource();
+  HostBuilds builds{source};
+};
+
 /// Builds c's kernels into `kernels` (stage 1 with BLOCK_T, MMA, MIN_N and
 /// PAGE) and checks c against the reference, reported as `name`.
 TqResult checkCase(HostBuilds &builds, const TqCase &c, int blockT, int mma, int minN, int page,
@@ -421,10 +431,7 @@ std::vector<KernelCase> kernelCases() {
   return cases;
 }
 
-TEST(TurboQuantHostTest, KernelsMatchTheReference) {
-  std::string source = kernelSource();
-  ASSERT_FALSE(source.empty()) << "cannot read " << TILEC_TQ_KERNEL;
-  HostBuilds builds(source);
+TEST_F(TurboQuantHostTest, KernelsMatchTheReference) {
   // Stage 1's formulations; MMA = 2 also as AMD builds it (MIN_N = 16, MFMA's
   // N: the value codes as 1024 + c, not as f16 subnormals, which MI200's
   // MFMA flushes).
@@ -450,10 +457,7 @@ TEST(TurboQuantHostTest, KernelsMatchTheReference) {
 /// of exactly a chunk and of several chunks, the last one partial (40 splits
 /// a row, and rows of 37 and 16 splits where a sequence is shorter), and on
 /// rows with more splits than tokens.
-TEST(TurboQuantHostTest, Stage2Forms) {
-  std::string source = kernelSource();
-  ASSERT_FALSE(source.empty()) << "cannot read " << TILEC_TQ_KERNEL;
-  HostBuilds builds(source);
+TEST_F(TurboQuantHostTest, Stage2Forms) {
   std::vector<TqCase> cases;
   for (auto [lens, splits] : {std::pair<std::vector<int64_t>, int64_t>{{700, 37, 16}, 40},
                               {{1, 3, 5}, 8},
@@ -538,10 +542,7 @@ std::string checkWriteSet(const TqProblem &p, std::array<uint32_t, 3> grid, bool
 /// of 4 and 3 of 3 (padded to MMA = 1's 16 rows and MMA = 2's MIN_N), MSE
 /// and fp8 keys; with PAGE = 16 launched with another block_size, the
 /// partials it owns are NaN.
-TEST(TurboQuantHostTest, Stage1WritesOnlyItsPartials) {
-  std::string source = kernelSource();
-  ASSERT_FALSE(source.empty()) << "cannot read " << TILEC_TQ_KERNEL;
-  HostBuilds builds(source);
+TEST_F(TurboQuantHostTest, Stage1WritesOnlyItsPartials) {
   struct Form {
     int mma, minN, page;
     int64_t heads, hq;
@@ -580,10 +581,7 @@ TEST(TurboQuantHostTest, Stage1WritesOnlyItsPartials) {
 /// meet one or two pages, and BLOCK_T > PAGE (a constant block size); GQA 4
 /// with HEADS 4 and 1, every preset. Launched with another block_size, the
 /// kernel reads no slot and o and lse are NaN.
-TEST(TurboQuantHostTest, SpecialisedOnTheBlockSize) {
-  std::string source = kernelSource();
-  ASSERT_FALSE(source.empty()) << "cannot read " << TILEC_TQ_KERNEL;
-  HostBuilds builds(source);
+TEST_F(TurboQuantHostTest, SpecialisedOnTheBlockSize) {
   uint64_t seed = 3000;
   for (auto [blockT, page] : {std::pair{16, 16}, {16, 32}, {32, 16}})
     for (auto [kb, vb] : {std::pair{4, 4}, {3, 4}, {8, 4}})
@@ -604,10 +602,7 @@ TEST(TurboQuantHostTest, SpecialisedOnTheBlockSize) {
       }
 }
 
-TEST(TurboQuantHostTest, RoundTrip) {
-  std::string source = kernelSource();
-  ASSERT_FALSE(source.empty()) << "cannot read " << TILEC_TQ_KERNEL;
-  HostBuilds builds(source);
+TEST_F(TurboQuantHostTest, RoundTrip) {
   for (int mma : {0, 1, 2}) {
     uint64_t seed = 2000;
     for (auto [kb, vb] : {std::pair{4, 4}, {3, 4}, {8, 4}, {3, 3}}) {
@@ -628,10 +623,7 @@ TEST(TurboQuantHostTest, RoundTrip) {
 /// A GQA group of 3 (Hq = 6, Hkv = 2) served by one program, HEADS = 3: the
 /// matrix-unit formulations pad the heads (MMA = 1 to 16 query rows, MMA = 2
 /// to MIN_N columns, 2 a head); MMA = 0 needs HEADS a power of two.
-TEST(TurboQuantHostTest, GroupOfThree) {
-  std::string source = kernelSource();
-  ASSERT_FALSE(source.empty()) << "cannot read " << TILEC_TQ_KERNEL;
-  HostBuilds builds(source);
+TEST_F(TurboQuantHostTest, GroupOfThree) {
   uint64_t seed = 4000;
   for (auto [kb, vb] : {std::pair{4, 4}, {3, 4}, {8, 4}})
     for (auto [mma, blockT, minN] : {std::tuple{1, 32, 8}, {2, 16, 8}, {2, 16, 16}}) {
