@@ -192,7 +192,7 @@ int64_t tq::waveSplits(int64_t resident, int64_t b, int64_t programsPerSeq, int6
   return best;
 }
 
-int64_t tq::stage2Splits(int64_t numSplits) { return numSplits > 8 ? 16 : 0; }
+int64_t tq::stage2Splits(int64_t numSplits) { return numSplits > 8 ? kStage2Chunk : 0; }
 
 std::shared_ptr<TqCache> tq::makeCache(const TqCase &c, int64_t numBlocks, int64_t distinctBlocks,
                                        uint64_t seed) {

@@ -69,8 +69,11 @@ int64_t defaultSplits(int64_t sms, int64_t b, int64_t programsPerSeq, int64_t se
 /// SM, the last one 18% full.)
 int64_t waveSplits(int64_t resident, int64_t b, int64_t programsPerSeq, int64_t seqLen);
 
+/// How many splits stage 2's chunked build (-D SPLITS) reads at a time.
+constexpr int64_t kStage2Chunk = 16;
+
 /// Stage 2's SPLITS for rows of up to `numSplits` splits: 0 (one split at a
-/// time) up to 8 splits, 16 at a time beyond (bench/RESULTS.md run 101).
+/// time) up to 8 splits, kStage2Chunk beyond (bench/RESULTS.md run 101).
 int64_t stage2Splits(int64_t numSplits);
 
 /// A paged cache with its rotation and codebook (f32, as the kernel gets them).

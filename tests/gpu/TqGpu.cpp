@@ -24,8 +24,8 @@
 //
 // It checks at tier C (TqCheck) small ragged problems of every preset with
 // HEADS = group and 1, rows of up to 24 splits (stage 2's `.s16`), D = 64
-// and 256, an odd Hkv (slots of one kv head at
-// alternating 4- and 2-byte alignment), and the round trip; then, for the
+// and 256, an odd Hkv (slots of one kv head at alternating 4- and 2-byte
+// alignment), and the round trip; then, for the
 // presets k4v4, k3v4 and k8v4, the spec's benchmark shapes (D = 128, Hq = 32, Hkv = 8, block_size =
 // 16, B in {1, 8, 32, 128}, seq_len in {1024, 8192, 32768}, every sequence
 // of a batch that long) on a cache of 128 x 2048 pages, checked on sampled
@@ -155,7 +155,7 @@ std::vector<std::pair<std::string, std::string>> buildsOf(const TqCase &c, int m
                         " --assume q=16 --assume kv_cache=16 --assume codebook=16"
                         " --assume mid_o=16"});
   // Both forms of stage 2: the launch picks one by the case's split count.
-  for (int64_t splits : {int64_t(0), stage2Splits(INT64_MAX)})
+  for (int64_t splits : {int64_t(0), kStage2Chunk})
     builds.push_back({stage2Build(c, splits),
                       "--kernel turboquant_decode_stage2 -D T=" + t + d +
                           (splits ? " -D SPLITS=" + std::to_string(splits) : "") +
