@@ -78,6 +78,21 @@ def AllocateShared : Pass<"tile-allocate-shared", "ModuleOp"> {
   }];
 }
 
+def GuardIntegerDivision : Pass<"tile-guard-integer-division", "ModuleOp"> {
+  let summary = "Keep run-time integer division from trapping on the host CPU";
+  let description = [{
+    Replaces the divisor of every `arith.divsi`, `arith.divui`,
+    `arith.remsi` and `arith.remui` (scalars and vectors) by 1 where it is 0
+    and, for the signed ones, where the quotient of the type's minimum by -1
+    would overflow: x / 0 = x, x % 0 = 0, MIN / -1 = MIN, MIN % -1 = 0.
+    x86's integer division traps on those (SIGFPE), which would take the
+    host application down with a kernel given bad arguments. Constant
+    divisors other than 0 (and -1 when signed) are left alone. Runs after
+    `arith-expand` (which lowers ceildiv and floordiv to these four ops).
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def ConvertTileToGPU : Pass<"tile-convert-to-gpu", "ModuleOp"> {
   let summary = "Distribute laid-out tiles over the threads of a GPU workgroup";
   let description = [{
