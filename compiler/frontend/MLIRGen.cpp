@@ -5,6 +5,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/Verifier.h"
 
 #include "llvm/ADT/ScopeExit.h"
@@ -506,6 +507,24 @@ static void eraseTerminator(mlir::Block *block) {
     block->back().erase();
 }
 
+/// Whether `v` is positive by construction: a positive constant, a program
+/// count, or sums, products and sign extensions of those (overflow aside).
+static bool isKnownPositive(mlir::Value v) {
+  mlir::APInt c;
+  if (mlir::matchPattern(v, mlir::m_ConstantInt(&c)))
+    return c.isStrictlyPositive();
+  mlir::Operation *def = v.getDefiningOp();
+  if (!def)
+    return false;
+  if (llvm::isa<mlir::tileir::NumProgramsOp>(def))
+    return true;
+  if (llvm::isa<mlir::arith::MulIOp, mlir::arith::AddIOp>(def))
+    return isKnownPositive(def->getOperand(0)) && isKnownPositive(def->getOperand(1));
+  if (llvm::isa<mlir::arith::ExtSIOp, mlir::arith::ExtUIOp>(def))
+    return isKnownPositive(def->getOperand(0));
+  return false;
+}
+
 bool MLIRGen::genFor(const ForStmt &stmt) {
   auto start = genExpr(*stmt.start), end = genExpr(*stmt.end);
   if (!start || !end)
@@ -532,8 +551,22 @@ bool MLIRGen::genFor(const ForStmt &stmt) {
   for (auto &name : *carried)
     inits.push_back(lookup(name)->value);
 
-  auto forOp = mlir::scf::ForOp::create(builder, loc(stmt.getLoc()), start->value, end->value,
-                                        step->value, inits);
+  mlir::Value upper = end->value, stride = step->value;
+  if (!isKnownPositive(stride)) {
+    // A run-time step that is not positive runs no iterations (scf.for needs
+    // a positive step; with 0 the loop would never end).
+    auto l = loc(stmt.getLoc());
+    auto type = stride.getType();
+    auto positive = mlir::arith::CmpIOp::create(
+        builder, l, mlir::arith::CmpIPredicate::sgt, stride,
+        mlir::arith::ConstantOp::create(builder, l, type, builder.getIntegerAttr(type, 0)));
+    upper = mlir::arith::SelectOp::create(builder, l, positive, upper, start->value);
+    stride = mlir::arith::SelectOp::create(
+        builder, l, positive, stride,
+        mlir::arith::ConstantOp::create(builder, l, type, builder.getIntegerAttr(type, 1)));
+  }
+  auto forOp = mlir::scf::ForOp::create(builder, loc(stmt.getLoc()), start->value, upper, stride,
+                                        inits);
   if (stmt.numStages) {
     auto stages = genExpr(*stmt.numStages);
     if (!stages)
