@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -55,6 +56,43 @@ void checkUnpaged(const char *path, const char *file) {
 
 TEST(MqaHostTest, MatchesTheReference) {
   checkUnpaged(TILEC_MQA_KERNEL, "fp8_mqa_logits.tile");
+}
+
+/// A program writes its own logits only: launched as the first program
+/// alone (its BLOCK_Q rows and CHUNK keys), it writes each of those logits (a
+/// value, or -inf outside a row's window) and leaves every other logit, the
+/// padding columns and the guard rows NaN. A store past a program's rows or
+/// chunk goes unnoticed in a whole-grid launch on the host, where the program
+/// that owns those logits writes them afterwards.
+TEST(MqaHostTest, ProgramsWriteOnlyTheirOwnLogits) {
+  std::ifstream in(TILEC_MQA_KERNEL);
+  std::stringstream source;
+  source << in.rdbuf();
+  ASSERT_FALSE(source.str().empty()) << "cannot read " << TILEC_MQA_KERNEL;
+  uint64_t seed = 600;
+  for (int64_t blockQ : {1, 2, 4})
+    for (auto [blockT, chunk] : std::vector<std::pair<int64_t, int64_t>>{{16, 48}, {32, 64}}) {
+      CompileOptions options;
+      options.defines["BLOCK_T"] = std::to_string(blockT);
+      options.defines["CHUNK"] = std::to_string(chunk);
+      options.defines["BLOCK_Q"] = std::to_string(blockQ);
+      auto kernel = compileForHost(source.str(), "fp8_mqa_logits.tile", options);
+      ASSERT_TRUE(bool(kernel)) << kernel.message();
+      MqaProblem p = makeProblem(MqaCase{5, 100, Pattern::Random, 16}, seed++);
+      ASSERT_EQ((*kernel)->launch({1, 1, 1}, p.args()), "");
+      int64_t wrong = 0;
+      std::string first;
+      for (int64_t i = 0; i < p.c.S + kGuardRows; ++i)
+        for (int64_t j = 0; j < p.stride; ++j) {
+          bool own = i < std::min(blockQ, p.c.S) && j < std::min(chunk, p.c.T);
+          float x = p.logits[size_t(i * p.stride + j)];
+          if (std::isnan(x) == own && wrong++ == 0)
+            first = "logits[" + std::to_string(i) + "][" + std::to_string(j) + "] = " +
+                    std::to_string(x) + (own ? " (not written)" : " (written, not owned)");
+        }
+      EXPECT_EQ(wrong, 0) << "BLOCK_Q=" << blockQ << " BLOCK_T=" << blockT << " CHUNK=" << chunk
+                          << ": " << first;
+    }
 }
 
 /// fp8_paged_mqa_logits built for the host with `defines`: its parameters
@@ -103,6 +141,47 @@ TEST(MqaHostTest, PagedMatchesTheReference) {
                           << " next_n="
                           << c.nextN << " block_size=" << c.blockSize << ": " << r.error;
     }
+  }
+}
+
+/// The paged kernel's first program alone writes its own logits only (its
+/// BLOCK_Q rows of sequence 0 and CHUNK keys), as ProgramsWriteOnlyTheirOwnLogits
+/// checks for fp8_mqa_logits: runPagedCase makes the problem, and the launcher
+/// given to it runs program (0, 0) and checks what was written (the case's
+/// own check, which expects every program's logits, is not used).
+TEST(MqaHostTest, PagedProgramsWriteOnlyTheirOwnLogits) {
+  uint64_t seed = 800;
+  for (auto [blockT, chunk, blockQ] :
+       std::vector<std::array<int64_t, 3>>{{16, 48, 1}, {16, 48, 2}, {64, 256, 2}}) {
+    std::string error;
+    PagedBuild build = pagedBuild({{"BLOCK_T", std::to_string(blockT)},
+                                   {"CHUNK", std::to_string(chunk)},
+                                   {"BLOCK_Q", std::to_string(blockQ)}},
+                                  error);
+    ASSERT_TRUE(error.empty()) << error;
+    PagedCase c{{300, 5, 100}, 3, 16};
+    std::string wrong;
+    bool launched = false;
+    norms::Launcher first = [&](std::array<uint32_t, 3>, const std::vector<Arg> &args,
+                                const std::vector<size_t> &bytes) {
+      if (std::string err = build.launch({1, 1, 1}, args, bytes); !err.empty())
+        return err;
+      launched = true;
+      // logits (argument 6) with max_context (10) and logits_stride (11).
+      const float *logits = static_cast<const float *>(args[6].ptr);
+      int64_t maxContext = args[10].i, stride = args[11].i;
+      for (int64_t k = 0; k < int64_t(bytes[6] / 4) && wrong.empty(); ++k) {
+        int64_t i = k / stride, j = k % stride;
+        bool own = i < std::min(blockQ, c.nextN) && j < std::min(chunk, maxContext);
+        if (std::isnan(logits[k]) == own)
+          wrong = "logits[" + std::to_string(i) + "][" + std::to_string(j) + "] = " +
+                  std::to_string(logits[k]) + (own ? " (not written)" : " (written, not owned)");
+      }
+      return std::string();
+    };
+    runPagedCase(build.params, first, c, chunk, seed++, blockQ);
+    EXPECT_TRUE(launched);
+    EXPECT_EQ(wrong, "") << "BLOCK_T=" << blockT << " CHUNK=" << chunk << " BLOCK_Q=" << blockQ;
   }
 }
 
