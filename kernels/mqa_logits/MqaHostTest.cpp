@@ -5,7 +5,9 @@
 // BLOCK_Q = 1, 2 and 4 query rows per program (S = 1 and 5 leave the last
 // program rows past S), on small problems of every window pattern (causal,
 // windows, random windows that start before 0 and end past T: the rows of a
-// program see different windows), checked at tier B against float64.
+// program see different windows), checked at tier B against float64; the
+// paged kernel likewise; and each kernel's write set (its first program,
+// launched alone, writes its own logits only).
 //
 //===----------------------------------------------------------------------===//
 #include "MqaCheck.h"
