@@ -25,39 +25,64 @@ using namespace tile::mqa;
 
 namespace {
 
-/// fp8_mqa_logits (on the host its staged loop runs unstaged).
-void checkUnpaged(const char *path, const char *file) {
+/// A kernel built for the host: its parameters and a launcher.
+struct HostBuild {
+  std::vector<ParamInfo> params;
+  norms::Launcher launch;
+};
+
+/// The kernel of the .tile file at `path` (reported as `file`) built for the
+/// host with `defines`, or the error (in `error`).
+HostBuild hostBuild(const char *path, const char *file,
+                    const std::map<std::string, std::string> &defines, std::string &error) {
   std::ifstream in(path);
   std::stringstream source;
   source << in.rdbuf();
-  ASSERT_FALSE(source.str().empty()) << "cannot read " << path;
+  if (source.str().empty()) {
+    error = std::string("cannot read ") + path;
+    return {};
+  }
+  CompileOptions options;
+  options.defines = defines;
+  auto kernel = compileForHost(source.str(), file, options);
+  if (!kernel) {
+    error = kernel.message();
+    return {};
+  }
+  std::shared_ptr<HostKernel> k = std::move(*kernel);
+  return {k->params(), [k](std::array<uint32_t, 3> grid, const std::vector<Arg> &args,
+                           const std::vector<size_t> &) { return k->launch(grid, args); }};
+}
+
+/// fp8_mqa_logits or fp8_paged_mqa_logits with BLOCK_T, CHUNK and BLOCK_Q.
+HostBuild mqaBuild(bool paged, int64_t blockT, int64_t chunk, int64_t blockQ,
+                   std::string &error,
+                   std::map<std::string, std::string> defines = {}) {
+  defines["BLOCK_T"] = std::to_string(blockT);
+  defines["CHUNK"] = std::to_string(chunk);
+  defines["BLOCK_Q"] = std::to_string(blockQ);
+  return paged ? hostBuild(TILEC_PAGED_MQA_KERNEL, "fp8_paged_mqa_logits.tile", defines, error)
+               : hostBuild(TILEC_MQA_KERNEL, "fp8_mqa_logits.tile", defines, error);
+}
+
+/// fp8_mqa_logits (on the host its staged loop runs unstaged).
+TEST(MqaHostTest, MatchesTheReference) {
   uint64_t seed = 500;
   for (int64_t blockQ : {1, 2, 4})
     for (auto [blockT, chunk] : std::vector<std::pair<int64_t, int64_t>>{{64, 1024}, {32, 64},
                                                                           {16, 48}}) {
-      CompileOptions options;
-      options.defines["BLOCK_T"] = std::to_string(blockT);
-      options.defines["CHUNK"] = std::to_string(chunk);
-      options.defines["BLOCK_Q"] = std::to_string(blockQ);
-      auto kernel = compileForHost(source.str(), file, options);
-      ASSERT_TRUE(bool(kernel)) << kernel.message();
-      norms::Launcher launch = [&](std::array<uint32_t, 3> grid, const std::vector<Arg> &args,
-                                   const std::vector<size_t> &) {
-        return (*kernel)->launch(grid, args);
-      };
+      std::string error;
+      HostBuild build = mqaBuild(false, blockT, chunk, blockQ, error);
+      ASSERT_TRUE(error.empty()) << error;
       for (auto [s, t] : std::vector<std::pair<int64_t, int64_t>>{{1, 1}, {5, 37}, {16, 100}})
         for (Pattern pattern : {Pattern::Causal, Pattern::Windows, Pattern::Random}) {
           MqaCase c{s, t, pattern, 16};
-          MqaResult r = runMqaCase((*kernel)->params(), launch, c, chunk, seed++, blockQ);
-          EXPECT_TRUE(r.pass) << file << " BLOCK_Q=" << blockQ << " BLOCK_T=" << blockT
+          MqaResult r = runMqaCase(build.params, build.launch, c, chunk, seed++, blockQ);
+          EXPECT_TRUE(r.pass) << "BLOCK_Q=" << blockQ << " BLOCK_T=" << blockT
                               << " CHUNK=" << chunk << " S=" << s << " T=" << t << " "
                               << patternName(pattern) << ": " << r.error;
         }
     }
-}
-
-TEST(MqaHostTest, MatchesTheReference) {
-  checkUnpaged(TILEC_MQA_KERNEL, "fp8_mqa_logits.tile");
 }
 
 /// A program writes its own logits only: launched as the first program
@@ -67,21 +92,14 @@ TEST(MqaHostTest, MatchesTheReference) {
 /// chunk goes unnoticed in a whole-grid launch on the host, where the program
 /// that owns those logits writes them afterwards.
 TEST(MqaHostTest, ProgramsWriteOnlyTheirOwnLogits) {
-  std::ifstream in(TILEC_MQA_KERNEL);
-  std::stringstream source;
-  source << in.rdbuf();
-  ASSERT_FALSE(source.str().empty()) << "cannot read " << TILEC_MQA_KERNEL;
   uint64_t seed = 600;
   for (int64_t blockQ : {1, 2, 4})
     for (auto [blockT, chunk] : std::vector<std::pair<int64_t, int64_t>>{{16, 48}, {32, 64}}) {
-      CompileOptions options;
-      options.defines["BLOCK_T"] = std::to_string(blockT);
-      options.defines["CHUNK"] = std::to_string(chunk);
-      options.defines["BLOCK_Q"] = std::to_string(blockQ);
-      auto kernel = compileForHost(source.str(), "fp8_mqa_logits.tile", options);
-      ASSERT_TRUE(bool(kernel)) << kernel.message();
+      std::string error;
+      HostBuild build = mqaBuild(false, blockT, chunk, blockQ, error);
+      ASSERT_TRUE(error.empty()) << error;
       MqaProblem p = makeProblem(MqaCase{5, 100, Pattern::Random, 16}, seed++);
-      ASSERT_EQ((*kernel)->launch({1, 1, 1}, p.args()), "");
+      ASSERT_EQ(build.launch({1, 1, 1}, p.args(), p.bytes()), "");
       int64_t wrong = 0;
       std::string first;
       for (int64_t i = 0; i < p.c.S + kGuardRows; ++i)
@@ -97,32 +115,6 @@ TEST(MqaHostTest, ProgramsWriteOnlyTheirOwnLogits) {
     }
 }
 
-/// fp8_paged_mqa_logits built for the host with `defines`: its parameters
-/// and a launcher, or the compile error (in `error`).
-struct PagedBuild {
-  std::vector<ParamInfo> params;
-  norms::Launcher launch;
-};
-PagedBuild pagedBuild(const std::map<std::string, std::string> &defines, std::string &error) {
-  std::ifstream in(TILEC_PAGED_MQA_KERNEL);
-  std::stringstream source;
-  source << in.rdbuf();
-  if (source.str().empty()) {
-    error = std::string("cannot read ") + TILEC_PAGED_MQA_KERNEL;
-    return {};
-  }
-  CompileOptions options;
-  options.defines = defines;
-  auto kernel = compileForHost(source.str(), "fp8_paged_mqa_logits.tile", options);
-  if (!kernel) {
-    error = kernel.message();
-    return {};
-  }
-  std::shared_ptr<HostKernel> k = std::move(*kernel);
-  return {k->params(), [k](std::array<uint32_t, 3> grid, const std::vector<Arg> &args,
-                           const std::vector<size_t> &) { return k->launch(grid, args); }};
-}
-
 TEST(MqaHostTest, PagedMatchesTheReference) {
   uint64_t seed = 700;
   // BLOCK_Q = 2: two query rows of a sequence a program (next_n = 1 and 3
@@ -130,10 +122,7 @@ TEST(MqaHostTest, PagedMatchesTheReference) {
   for (auto [blockT, chunk, blockQ] : std::vector<std::array<int64_t, 3>>{
            {64, 1024, 1}, {16, 48, 1}, {16, 48, 2}, {64, 256, 2}}) {
     std::string error;
-    PagedBuild build = pagedBuild({{"BLOCK_T", std::to_string(blockT)},
-                                   {"CHUNK", std::to_string(chunk)},
-                                   {"BLOCK_Q", std::to_string(blockQ)}},
-                                  error);
+    HostBuild build = mqaBuild(true, blockT, chunk, blockQ, error);
     ASSERT_TRUE(error.empty()) << error;
     for (PagedCase c : {PagedCase{{1}, 1, 16}, PagedCase{{37, 5, 100}, 2, 16},
                         PagedCase{{1, 70}, 2, 64}, PagedCase{{130, 64}, 1, 64},
@@ -156,10 +145,7 @@ TEST(MqaHostTest, PagedProgramsWriteOnlyTheirOwnLogits) {
   for (auto [blockT, chunk, blockQ] :
        std::vector<std::array<int64_t, 3>>{{16, 48, 1}, {16, 48, 2}, {64, 256, 2}}) {
     std::string error;
-    PagedBuild build = pagedBuild({{"BLOCK_T", std::to_string(blockT)},
-                                   {"CHUNK", std::to_string(chunk)},
-                                   {"BLOCK_Q", std::to_string(blockQ)}},
-                                  error);
+    HostBuild build = mqaBuild(true, blockT, chunk, blockQ, error);
     ASSERT_TRUE(error.empty()) << error;
     PagedCase c{{300, 5, 100}, 3, 16};
     std::string wrong;
@@ -196,11 +182,8 @@ TEST(MqaHostTest, PagedSpecialisedOnTheBlockSize) {
   for (auto [blockT, chunk, blockQ, page] : std::vector<std::array<int64_t, 4>>{
            {16, 48, 1, 16}, {16, 48, 2, 32}, {64, 256, 1, 16}, {32, 64, 2, 16}}) {
     std::string error;
-    PagedBuild build = pagedBuild({{"BLOCK_T", std::to_string(blockT)},
-                                   {"CHUNK", std::to_string(chunk)},
-                                   {"BLOCK_Q", std::to_string(blockQ)},
-                                   {"PAGE", std::to_string(page)}},
-                                  error);
+    HostBuild build =
+        mqaBuild(true, blockT, chunk, blockQ, error, {{"PAGE", std::to_string(page)}});
     ASSERT_TRUE(error.empty()) << error;
     std::string config = "BLOCK_T=" + std::to_string(blockT) + " CHUNK=" + std::to_string(chunk) +
                          " BLOCK_Q=" + std::to_string(blockQ) + " PAGE=" + std::to_string(page);
