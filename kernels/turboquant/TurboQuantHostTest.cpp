@@ -456,7 +456,7 @@ TEST_F(TurboQuantHostTest, KernelsMatchTheReference) {
 /// and 4 or 16 at a time, on rows of one split, of fewer splits than a chunk,
 /// of exactly a chunk and of several chunks, the last one partial (40 splits
 /// a row, and rows of 37 and 16 splits where a sequence is shorter), and on
-/// rows with more splits than tokens.
+/// rows with more splits than tokens; D = 64, 128 and 256.
 TEST_F(TurboQuantHostTest, Stage2Forms) {
   std::vector<TqCase> cases;
   for (auto [lens, splits] : {std::pair<std::vector<int64_t>, int64_t>{{700, 37, 16}, 40},
@@ -471,6 +471,11 @@ TEST_F(TurboQuantHostTest, Stage2Forms) {
   // against anything but the row's largest lse overflows exp.
   cases.push_back(cases.front());
   cases.back().queryScale = 100;
+  // D = 64 and 256 ([16, D] accumulators of 4 and 16 KiB), bf16 and f16 out.
+  for (auto [d, t] : {std::pair{int64_t(64), Dtype::BF16}, {int64_t(256), Dtype::F16}}) {
+    cases.push_back(cases.front());
+    cases.back().d = d, cases.back().dtype = t;
+  }
   uint64_t seed = 3000;
   for (int64_t splits2 : {0, 4, 16}) {
     builds.stage2SplitsOverride = splits2;
