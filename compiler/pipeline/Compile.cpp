@@ -96,6 +96,7 @@ void tile::buildHostPipeline(mlir::OpPassManager &pm, bool toLLVM) {
   expand.includeBf16 = true;
   pm.addPass(mlir::arith::createArithExpandOpsPass(expand));
   pm.addPass(mlir::tileir::createGuardIntegerDivision());
+  pm.addPass(mlir::tileir::createSaturateFloatToInt());
   // LLVM intrinsics first (rsqrt has no libm function); libm for erf, erfc, tanh.
   pm.addPass(mlir::createConvertMathToLLVMPass());
   pm.addPass(mlir::createConvertMathToLibmPass());

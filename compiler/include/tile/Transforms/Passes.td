@@ -93,6 +93,19 @@ def GuardIntegerDivision : Pass<"tile-guard-integer-division", "ModuleOp"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def SaturateFloatToInt : Pass<"tile-saturate-float-to-int", "ModuleOp"> {
+  let summary = "Give float-to-integer conversions on the host CPU defined results";
+  let description = [{
+    Rewrites every `arith.fptosi` and `arith.fptoui` (scalars and vectors) so
+    that a value past the integer type's range gives its minimum or maximum
+    and NaN gives 0, instead of LLVM's poison (x86 returns the type's minimum
+    for both; the PTX ISA's cvt saturates, NaN to 0): the conversion itself
+    stays for values in range, and selects on comparisons with the range's
+    bounds (as the float type rounds them) pick the saturated results.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def ConvertTileToGPU : Pass<"tile-convert-to-gpu", "ModuleOp"> {
   let summary = "Distribute laid-out tiles over the threads of a GPU workgroup";
   let description = [{
