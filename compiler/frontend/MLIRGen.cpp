@@ -3,6 +3,7 @@
 #include "tile/Analysis/SharedMemory.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Matchers.h"
@@ -557,13 +558,12 @@ bool MLIRGen::genFor(const ForStmt &stmt) {
     // a positive step; with 0 the loop would never end).
     auto l = loc(stmt.getLoc());
     auto type = stride.getType();
-    auto positive = mlir::arith::CmpIOp::create(
-        builder, l, mlir::arith::CmpIPredicate::sgt, stride,
-        mlir::arith::ConstantOp::create(builder, l, type, builder.getIntegerAttr(type, 0)));
+    auto positive =
+        mlir::arith::CmpIOp::create(builder, l, mlir::arith::CmpIPredicate::sgt, stride,
+                                    mlir::createScalarOrSplatConstant(builder, l, type, 0));
     upper = mlir::arith::SelectOp::create(builder, l, positive, upper, start->value);
-    stride = mlir::arith::SelectOp::create(
-        builder, l, positive, stride,
-        mlir::arith::ConstantOp::create(builder, l, type, builder.getIntegerAttr(type, 1)));
+    stride = mlir::arith::SelectOp::create(builder, l, positive, stride,
+                                           mlir::createScalarOrSplatConstant(builder, l, type, 1));
   }
   auto forOp = mlir::scf::ForOp::create(builder, loc(stmt.getLoc()), start->value, upper, stride,
                                         inits);

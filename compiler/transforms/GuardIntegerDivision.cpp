@@ -16,7 +16,7 @@ using namespace mlir;
 namespace {
 
 /// A constant of `type` (an integer, an index or a vector of them) whose
-/// elements are `value`.
+/// elements are `value` (arith's createScalarOrSplatConstant takes no index).
 Value splat(OpBuilder &b, Location loc, Type type, const APInt &value) {
   Type element = getElementTypeOrSelf(type);
   TypedAttr attr = IntegerAttr::get(element, value);

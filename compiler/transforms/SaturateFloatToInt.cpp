@@ -2,6 +2,7 @@
 #include "tile/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 
 namespace mlir::tileir {
 #define GEN_PASS_DEF_SATURATEFLOATTOINT
@@ -12,20 +13,13 @@ using namespace mlir;
 
 namespace {
 
-/// A constant of `type` (a scalar or a vector) whose elements are `attr`.
-Value splat(OpBuilder &b, Location loc, Type type, TypedAttr attr) {
-  if (auto shaped = dyn_cast<ShapedType>(type))
-    attr = DenseElementsAttr::get(shaped, attr);
-  return arith::ConstantOp::create(b, loc, type, attr);
-}
-
 /// The signed integer `bound` in `type`'s float semantics, rounded to nearest
 /// (to an infinity past the type's range).
 Value floatBound(OpBuilder &b, Location loc, Type type, const APInt &bound) {
   auto element = cast<FloatType>(getElementTypeOrSelf(type));
   APFloat value(element.getFloatSemantics());
   value.convertFromAPInt(bound, /*IsSigned=*/true, APFloat::rmNearestTiesToEven);
-  return splat(b, loc, type, FloatAttr::get(element, value));
+  return createScalarOrSplatConstant(b, loc, type, value);
 }
 
 /// x -> NaN ? 0 : x >= 2^w' ? MAX : x <= MIN' ? MIN : convert(x), where 2^w'
@@ -38,8 +32,7 @@ void saturate(Operation *op, bool isSigned) {
   Location loc = op->getLoc();
   Value x = op->getOperand(0), converted = op->getResult(0);
   Type floatType = x.getType(), intType = converted.getType();
-  Type intElement = getElementTypeOrSelf(intType);
-  unsigned width = intElement.getIntOrFloatBitWidth();
+  unsigned width = getElementTypeOrSelf(intType).getIntOrFloatBitWidth();
   // Both bounds as signed integers of width + 2 bits.
   APInt past = APInt::getOneBitSet(width + 2, isSigned ? width - 1 : width);
   APInt low = isSigned ? APInt::getSignedMinValue(width).sext(width + 2)
@@ -48,7 +41,7 @@ void saturate(Operation *op, bool isSigned) {
     return arith::CmpFOp::create(b, loc, predicate, x, bound);
   };
   auto intConstant = [&](const APInt &v) {
-    return splat(b, loc, intType, IntegerAttr::get(intElement, v));
+    return createScalarOrSplatConstant(b, loc, intType, v);
   };
   Value high = compare(arith::CmpFPredicate::OGE, floatBound(b, loc, floatType, past));
   Value under = compare(arith::CmpFPredicate::OLE, floatBound(b, loc, floatType, low));
