@@ -89,22 +89,23 @@ $tilec compile kernels/mqa_logits/fp8_mqa_logits.tile --target=$target --assume 
   --assume kv=16 -o $out/sass/fp8_mqa_logits.cubin
 $tilec compile kernels/mqa_logits/fp8_mqa_logits.tile --target=$target -D BLOCK_Q=2 \
   --num-warps=8 --assume q=16 --assume kv=16 -o $out/sass/fp8_mqa_logits.bq2.cubin
-$tilec compile kernels/turboquant/turboquant_decode.tile --kernel turboquant_decode_stage1 \
+$tilec compile kernels/turboquant/turboquant_decode_stage1.tile --kernel turboquant_decode_stage1 \
   --target=$target -o $out/sass/turboquant_decode_stage1.k4v4.cubin
-$tilec compile kernels/turboquant/turboquant_decode.tile --kernel turboquant_decode_stage1 \
+$tilec compile kernels/turboquant/turboquant_decode_stage1.tile --kernel turboquant_decode_stage1 \
   -D MMA=2 -D BLOCK_T=16 --num-warps=1 --assume kv_cache=16 --target=$target \
   -o $out/sass/turboquant_decode_stage1.k4v4.mma.tok.cubin
 cp build/tests/gpu/norm-gpu build/tests/gpu/layout-gpu build/tests/gpu/mqa-gpu \
   build/bench/launch-overhead "$out/"
 
-# TurboQuant (kernels/turboquant/turboquant_decode.tile) for tq-gpu DIR. The
-# builds and their names are tq-gpu's own: `tq-gpu --list` prints one line
-# per build, "<name> <tilec compile arguments>", and each becomes
-# $out/<name>.ptx (tests/gpu/TqGpu.cpp is the one place the naming lives).
+# TurboQuant (kernels/turboquant/<kernel>.tile, one file per kernel) for
+# tq-gpu DIR. The builds and their names are tq-gpu's own: `tq-gpu --list`
+# prints one line per build, "<name> <tilec compile arguments>", and each
+# becomes $out/<name>.ptx (tests/gpu/TqGpu.cpp is the one place the naming
+# lives), compiled from the file of its --kernel.
 tq_builds() {
   build/tests/gpu/tq-gpu --list >"$out/tq-builds.txt" || return 1
-  TARGET=$target scripts/tq-compile.sh "$out" kernels/turboquant/turboquant_decode.tile \
-    <"$out/tq-builds.txt" || return 1
+  TARGET=$target scripts/tq-compile.sh "$out" kernels/turboquant <"$out/tq-builds.txt" ||
+    return 1
   cp build/tests/gpu/tq-gpu bench/tq-ab.sh bench/tq-ncu.sh "$out/"
 }
 if [ -x build/tests/gpu/tq-gpu ] && ! tq_builds; then

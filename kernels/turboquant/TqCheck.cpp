@@ -176,23 +176,40 @@ int64_t tq::defaultSplits(int64_t sms, int64_t b, int64_t programsPerSeq, int64_
 }
 
 namespace {
-/// A stage-1 program's fixed work in tokens: about two 32-token blocks (its
-/// first loads' latency, the reductions and stores at its end).
+/// waveSplits's cost model: a stage-1 program's fixed work in tokens (about
+/// two 32-token blocks: its first loads' latency, the reductions and stores
+/// at its end), the programs an SM runs at once for which each slows to half
+/// a lone one's speed, the fewest tokens a split takes, and stage 2's cost a
+/// split in tokens: one, plus one per kStage2Rows rows.
 constexpr int64_t kProgramTokens = 64;
+constexpr double kSmPrograms = 10;
+constexpr int64_t kMinSplitTokens = 32;
+constexpr double kStage2Rows = 400;
 } // namespace
 
-int64_t tq::waveSplits(int64_t resident, int64_t b, int64_t programsPerSeq, int64_t seqLen) {
-  int64_t best = 1, bestCost = 0;
-  for (int64_t s = 1; s <= std::min(cdiv(seqLen, 128), int64_t(64)); ++s) {
-    int64_t cost = cdiv(b * programsPerSeq * s, std::max<int64_t>(resident, 1)) *
-                   (cdiv(seqLen, s) + kProgramTokens);
+int64_t tq::waveSplits(int64_t sms, int64_t perSm, const TqCase &c) {
+  int64_t b = int64_t(c.seqLens.size());
+  int64_t seqLen = c.seqLens.empty() ? 0 : *std::max_element(c.seqLens.begin(), c.seqLens.end());
+  int64_t perSeq = c.hq / c.headsPerProgram, resident = std::max<int64_t>(sms * perSm, 1);
+  double stage2 = 1 + double(b * c.hq) / kStage2Rows;
+  int64_t best = 1;
+  double bestCost = 0;
+  for (int64_t s = 1; s <= std::min(cdiv(seqLen, kMinSplitTokens), int64_t(64)); ++s) {
+    int64_t programs = b * perSeq * s;
+    double atOnce = double(std::min(perSm, cdiv(programs, std::max<int64_t>(sms, 1))));
+    double cost = double(cdiv(programs, resident) * (cdiv(seqLen, s) + kProgramTokens)) *
+                      (kSmPrograms + atOnce) / kSmPrograms +
+                  double(s) * stage2;
     if (s == 1 || cost < bestCost)
       best = s, bestCost = cost;
   }
   return best;
 }
 
-int64_t tq::stage2Splits(int64_t numSplits) { return numSplits > 8 ? kStage2Chunk : 0; }
+int64_t tq::stage2Splits(const TqCase &c) {
+  int64_t rows = c.hq * int64_t(c.seqLens.size());
+  return c.numSplits > std::max<int64_t>(8, rows / 48) ? kStage2Chunk : 0;
+}
 
 std::shared_ptr<TqCache> tq::makeCache(const TqCase &c, int64_t numBlocks, int64_t distinctBlocks,
                                        uint64_t seed) {

@@ -59,22 +59,34 @@ std::string caseName(const TqCase &c);
 int64_t defaultSplits(int64_t sms, int64_t b, int64_t programsPerSeq, int64_t seqLen,
                       int64_t perSm = 4);
 
-/// The split count by waves: the device holds `resident` stage-1 programs at
-/// once, and stage 1 takes about waves x a program's work, cdiv(B *
-/// programsPerSeq * s, resident) x (cdiv(seqLen, s) + 64) tokens (64: its
-/// fixed work), for s splits; the smallest s in [1, min(ceil(seqLen / 128),
-/// 64)] of least cost. (The
-/// anchor's rule asks for 4 programs an SM whatever the kernel's occupancy:
-/// 2.2 waves of one-warp programs at B x seq_len = 32 x 8192 where 8 fit an
-/// SM, the last one 18% full.)
-int64_t waveSplits(int64_t resident, int64_t b, int64_t programsPerSeq, int64_t seqLen);
+/// The split count for a case's batch (its seqLens: B sequences of up to
+/// max(seqLens) tokens) on `sms` SMs that each hold `perSm` stage-1 programs:
+/// the smallest s in [1, min(ceil(seqLen / 32), 64)] of least cost, in
+/// tokens of a lone program,
+///   waves x (cdiv(seqLen, s) + 64) x (10 + n) / 10  +  s x (1 + rows / 400)
+/// for waves = cdiv(programs, sms x perSm), programs = B x Hq / HEADS x s and
+/// n = the programs an SM runs at once (at most perSm): a program does 64
+/// tokens' worth of fixed work, an SM with n programs runs each at 10 / (10 +
+/// n) of a lone one's speed, and stage 2 costs a token a split and row plus a
+/// row-proportional part (rows = B x Hq). Fitted on the H200 (bench/RESULTS.md
+/// run 105): stage 1 at B x seq_len = 1 x 1024, 8 x 1024 and 8 x 32768 with 8
+/// to 64 splits, and stage 2 at 32 to 4096 rows. (The anchor's rule asks for 4
+/// programs an SM whatever the kernel's occupancy: 2.2 waves of one-warp
+/// programs at B x seq_len = 32 x 8192 where 8 fit an SM, the last one 18%
+/// full.)
+int64_t waveSplits(int64_t sms, int64_t perSm, const TqCase &c);
 
 /// How many splits stage 2's chunked build (-D SPLITS) reads at a time.
 constexpr int64_t kStage2Chunk = 16;
 
-/// Stage 2's SPLITS for rows of up to `numSplits` splits: 0 (one split at a
-/// time) up to 8 splits, kStage2Chunk beyond (bench/RESULTS.md run 101).
-int64_t stage2Splits(int64_t numSplits);
+/// Stage 2's SPLITS for the case's rows (B x Hq) of up to c.numSplits splits:
+/// kStage2Chunk beyond max(8, rows / 48) splits, else 0 (one split at a
+/// time). On the H200 (bench/RESULTS.md runs 101 and 105) the chunked form
+/// took 0.6-0.95x the loop's time at 32 and 256 rows of 9-64 splits, but at
+/// 1024 rows only from about 24 splits on, and at 4096 rows it was slower up
+/// to 32 splits (1.02-1.31x): with many rows the loop's latency is hidden and
+/// the chunks' masked lanes cost throughput.
+int64_t stage2Splits(const TqCase &c);
 
 /// A paged cache with its rotation and codebook (f32, as the kernel gets them).
 struct TqCache {

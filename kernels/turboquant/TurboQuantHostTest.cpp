@@ -261,19 +261,44 @@ TEST(TurboQuantRefTest, SplitsAndNames) {
   EXPECT_EQ(defaultSplits(132, 8, 8, 8192), 9);
   EXPECT_EQ(defaultSplits(132, 128, 8, 32768), 1);
   EXPECT_EQ(defaultSplits(132, 1, 8, 1), 1);
-  // 8 one-warp programs an SM on 132 SMs (1056 at once), 8 a sequence: one
-  // full wave where there are enough, else the fewest waves.
-  EXPECT_EQ(waveSplits(1056, 32, 8, 8192), 4);   // 1024 programs, not 2304 (2.2 waves)
-  EXPECT_EQ(waveSplits(1056, 8, 8, 32768), 16);  // 1024, not 2112 (2 waves of 993 + 64)
-  EXPECT_EQ(waveSplits(1056, 128, 8, 32768), 1); // 1024
-  EXPECT_EQ(waveSplits(1056, 1, 8, 1024), 8);    // capped at ceil(1024 / 128)
-  EXPECT_EQ(waveSplits(1584, 32, 8, 8192), 6);   // 12 an SM: 1536
-  EXPECT_EQ(waveSplits(1056, 1, 8, 1), 1);
-  EXPECT_EQ(waveSplits(0, 4, 8, 4096), 1);
-  EXPECT_EQ(stage2Splits(1), 0);
-  EXPECT_EQ(stage2Splits(8), 0);
-  EXPECT_EQ(stage2Splits(9), 16);
-  EXPECT_EQ(stage2Splits(64), 16);
+  // B sequences of seq_len tokens, Hq = 32, HEADS = 4: 8 programs a sequence.
+  auto batch = [](int64_t b, int64_t seqLen) {
+    TqCase c;
+    c.seqLens.assign(size_t(b), seqLen);
+    return c;
+  };
+  // 8 one-warp programs an SM on 132 SMs (1056 at once): one full wave where
+  // there are enough, else the fewest waves.
+  EXPECT_EQ(waveSplits(132, 8, batch(32, 8192)), 4);   // 1024 programs, not 2304 (2.2 waves)
+  EXPECT_EQ(waveSplits(132, 8, batch(8, 32768)), 16);  // 1024, not 2112 (2 waves of 993 + 64)
+  EXPECT_EQ(waveSplits(132, 8, batch(128, 32768)), 1); // 1024
+  EXPECT_EQ(waveSplits(132, 12, batch(32, 8192)), 6);  // 12 an SM: 1536
+  EXPECT_EQ(waveSplits(132, 12, batch(8, 32768)), 24);
+  EXPECT_EQ(waveSplits(132, 16, batch(8, 32768)), 33);
+  // Short sequences: splits of 32 tokens where one sequence leaves the SMs
+  // idle (stage 2's cost a split stops it at 32, not 64), 16 at 8 sequences
+  // (12 programs an SM of 43 tokens cost more than 8 of 64), and at 4096
+  // stage-2 rows the fewest splits that fill the SMs.
+  EXPECT_EQ(waveSplits(132, 8, batch(1, 1024)), 32);
+  EXPECT_EQ(waveSplits(132, 12, batch(1, 1024)), 32);
+  EXPECT_EQ(waveSplits(132, 12, batch(8, 1024)), 16);
+  EXPECT_EQ(waveSplits(132, 12, batch(128, 32768)), 3);
+  EXPECT_EQ(waveSplits(132, 8, batch(1, 1)), 1);
+  EXPECT_EQ(waveSplits(0, 0, batch(4, 4096)), 1);
+  EXPECT_EQ(waveSplits(132, 8, batch(0, 0)), 1);
+  // Stage 2 reads 16 splits at a time beyond max(8, rows / 48) splits.
+  auto stage2 = [&](int64_t b, int64_t splits) {
+    TqCase c = batch(b, 4096);
+    c.numSplits = splits;
+    return stage2Splits(c);
+  };
+  EXPECT_EQ(stage2(1, 1), 0);
+  EXPECT_EQ(stage2(1, 8), 0);
+  EXPECT_EQ(stage2(1, 9), 16);
+  EXPECT_EQ(stage2(8, 9), 16);   // 256 rows
+  EXPECT_EQ(stage2(32, 21), 0);  // 1024 rows
+  EXPECT_EQ(stage2(32, 22), 16);
+  EXPECT_EQ(stage2(128, 64), 0); // 4096 rows
   TqCase c;
   c.seqLens = {3, 17};
   EXPECT_EQ(caseName(c), "k4v4 D=128 Hq=32 Hkv=8 HEADS=4 block_size=16 splits=1 bf16 hadamard "
@@ -284,17 +309,30 @@ TEST(TurboQuantRefTest, SplitsAndNames) {
 // The kernels, compiled for the host
 //===----------------------------------------------------------------------===//
 
-std::string kernelSource() {
-  std::ifstream in(TILEC_TQ_KERNEL);
-  std::stringstream source;
-  source << in.rdbuf();
-  return source.str();
+/// The three kernels, each in its own file TILEC_TQ_DIR/<kernel>.tile.
+const char *const kKernels[] = {"turboquant_rotate", "turboquant_decode_stage1",
+                                "turboquant_decode_stage2"};
+
+std::string kernelPath(const std::string &kernel) {
+  return std::string(TILEC_TQ_DIR) + "/" + kernel + ".tile";
+}
+
+/// Each kernel's name to its file's source ("" where it cannot be read).
+std::map<std::string, std::string> kernelSources() {
+  std::map<std::string, std::string> sources;
+  for (const char *kernel : kKernels) {
+    std::ifstream in(kernelPath(kernel));
+    std::stringstream source;
+    source << in.rdbuf();
+    sources[kernel] = source.str();
+  }
+  return sources;
 }
 
 /// Host builds of the three kernels, compiled once per set of defines.
 class HostBuilds {
 public:
-  explicit HostBuilds(std::string source) : source(std::move(source)) {}
+  explicit HostBuilds(std::map<std::string, std::string> sources) : sources(std::move(sources)) {}
 
   /// The three kernels for case `c` with stage 1's BLOCK_T = blockT, MMA =
   /// mma, MIN_N = minN and PAGE = page (when not 0); "" or the compile error.
@@ -317,7 +355,7 @@ public:
     if (page)
       stage1["PAGE"] = std::to_string(page);
     out.stage1 = kernel("turboquant_decode_stage1", stage1, err);
-    int64_t splits2 = stage2SplitsOverride >= 0 ? stage2SplitsOverride : stage2Splits(c.numSplits);
+    int64_t splits2 = stage2SplitsOverride >= 0 ? stage2SplitsOverride : stage2Splits(c);
     out.stage2 = kernel("turboquant_decode_stage2",
                         {{"T", t}, {"D", d}, {"SPLITS", std::to_string(splits2)}}, err);
     return err;
@@ -337,7 +375,7 @@ private:
       CompileOptions options;
       options.kernel = name;
       options.defines = defines;
-      auto compiled = compileForHost(source, "turboquant_decode.tile", options);
+      auto compiled = compileForHost(sources.at(name), name + ".tile", options);
       if (!compiled) {
         if (err.empty())
           err = key + ": " + compiled.message();
@@ -350,18 +388,21 @@ private:
                              const std::vector<size_t> &) { return k->launch(grid, args); }};
   }
 
-  std::string source;
+  std::map<std::string, std::string> sources;
   std::map<std::string, std::shared_ptr<HostKernel>> builds;
 };
 
-/// The kernel tests: `builds` compiles each kernel from `source` once per
-/// set of defines within a test.
+/// The kernel tests: `builds` compiles each kernel from its file's source
+/// (`sources`) once per set of defines within a test.
 class TurboQuantHostTest : public ::testing::Test {
 protected:
-  void SetUp() override { ASSERT_FALSE(source.empty()) << "cannot read " << TILEC_TQ_KERNEL; }
+  void SetUp() override {
+    for (const auto &[kernel, source] : sources)
+      ASSERT_FALSE(source.empty()) << "cannot read " << kernelPath(kernel);
+  }
 
-  std::string source = kernelSource();
-  HostBuilds builds{source};
+  std::map<std::string, std::string> sources = kernelSources();
+  HostBuilds builds{sources};
 };
 
 /// Builds c's kernels into `kernels` (stage 1 with BLOCK_T, MMA, MIN_N and

@@ -20,7 +20,7 @@
 // -D PAGE=16, specialised on the cache's block size, for 3-bit keys and one
 // head a program). Stage 2 comes in two forms, one split at a time and
 // `.s16` (-D SPLITS=16: 16 at a time), and a launch takes the one
-// tq::stage2Splits picks for its split count.
+// tq::stage2Splits picks for its split count and rows.
 //
 // It checks at tier C (TqCheck) small ragged problems of every preset with
 // HEADS = group and 1, rows of up to 24 splits (stage 2's `.s16`), D = 64
@@ -31,8 +31,9 @@
 // of a batch that long) on a cache of 128 x 2048 pages, checked on sampled
 // sequences and timed with CUDA events (median of 10 after 2 warm-ups, L2
 // flushed before each): (rotate +) stage 1 + stage 2 together, stage 1
-// alone and stage 2 alone. Splits come by waves (tq::waveSplits) of the stage-1 programs the
-// SMs hold at once (the driver's occupancy of that build; the anchor's rule,
+// alone and stage 2 alone. Splits come by tq::waveSplits's cost model, from
+// the stage-1 programs an SM holds at once (the driver's occupancy of that
+// build; the anchor's rule,
 // min(ceil(4 SMs / programs), ceil(seq / 128), 64), asks for 4 four-warp
 // programs an SM whatever fits). Bytes read = the slots of every sequence's tokens
 // plus the block table entries of their pages. Each timed row is also
@@ -50,6 +51,10 @@
 //              [--shape PRESET:B:SEQ_LEN[,...]]  times those benchmark shapes
 //                                 only (e.g. k4v4:128:32768; both HEADS), and
 //                                 builds only their presets' caches
+//              [--splits N[,...]] times each shape at each of these split
+//                                 counts instead of tq::waveSplits's
+//              [--stage2 S[,...]] and with each of these stage-2 forms (0 or
+//                                 16) instead of tq::stage2Splits's
 //              [--bench-only]     skips the small checks (for a profiler)
 //              [--no-overlap]     launches the builds that call gdc_wait()
 //                                 without programmatic dependent launch (by
@@ -132,7 +137,7 @@ std::string stage2Build(const TqCase &c, int64_t splits) {
 }
 
 /// The stage 2 build a case launches (tq::stage2Splits's rule).
-std::string stage2Build(const TqCase &c) { return stage2Build(c, stage2Splits(c.numSplits)); }
+std::string stage2Build(const TqCase &c) { return stage2Build(c, stage2Splits(c)); }
 
 /// The builds a case runs, in launch order: (name, tilec compile arguments).
 /// Every buffer is its own allocation, so every pointer is 16-byte aligned.
@@ -419,7 +424,7 @@ std::string benchShape(cuda::Driver &driver, Builds &builds, const std::shared_p
   if (rotates(c))
     steps.push_back({rotateBuild(c), p.rotate()});
   steps.push_back({stage1Build(c, mma), p.stage1()});
-  steps.push_back({stage2Build(c), p.stage2()});
+  steps.push_back({row.stage2, p.stage2()});
   for (const auto &[name, launch] : steps)
     if (std::string err = dp.prepare(builds.at(name), launch); !err.empty())
       return name + ": " + err;
@@ -490,8 +495,14 @@ bool parseShapes(const std::string &list, std::vector<std::string> &shapes, std:
   return true;
 }
 
+/// Split counts and stage-2 forms to time each shape at instead of the
+/// launch rules' choice (tq::waveSplits, tq::stage2Splits); empty: the rule.
+struct Sweep {
+  std::vector<int64_t> splits, stage2;
+};
+
 int runBench(cuda::Driver &driver, Builds &builds, bool checkOnly, int64_t perSm,
-             int64_t only, const std::vector<std::string> &shapes) {
+             int64_t only, const std::vector<std::string> &shapes, const Sweep &sweep) {
   const int64_t maxB = 128, maxSeq = 32768;
   size_t flushBytes = size_t(256) << 20;
   cuda::DevicePtr flush = 0;
@@ -539,26 +550,41 @@ int runBench(cuda::Driver &driver, Builds &builds, bool checkOnly, int64_t perSm
             BenchRow row{name, b, seqLen, heads, 0, mma, stage1Build(c, mma)};
             test::Variant &s1 = builds.at(row.stage1);
             err = driver.residency(s1.function, s1.threads, 0, row.perSM, row.registers);
-            // Splits: by waves of the programs the SMs hold, or the anchor's rule
-            // with --programs-per-sm.
-            c.numSplits = perSm ? defaultSplits(driver.multiprocessors(), b, c.hq / heads, seqLen,
-                                                perSm * 4 / formulationWarps(mma))
-                                : waveSplits(int64_t(row.perSM) * driver.multiprocessors(), b,
-                                             c.hq / heads, seqLen);
-            row.splits = c.numSplits;
-            row.stage2 = stage2Build(c);
-            if (err.empty())
-              err = benchShape(driver, builds, cache, deviceCache, flush, flushBytes, c, mma,
-                               shapeSeed, checkOnly, row);
-            if (!err.empty()) {
+            auto fail = [&] {
               std::printf("| %s%s | %lld | %lld | %lld | error: %s |\n", name.c_str(),
-                          formulationSuffix(mma), (long long)b, (long long)seqLen, (long long)heads,
-                          err.c_str());
+                          formulationSuffix(mma), (long long)b, (long long)seqLen,
+                          (long long)heads, err.c_str());
               ++failures;
+            };
+            if (!err.empty()) {
+              fail();
               continue;
             }
-            failures += !row.check.pass;
-            printRow(row);
+            // Splits: by tq::waveSplits's cost model, or the anchor's rule
+            // with --programs-per-sm, or each of --splits.
+            std::vector<int64_t> splitCounts = sweep.splits;
+            if (splitCounts.empty())
+              splitCounts = {perSm ? defaultSplits(driver.multiprocessors(), b, c.hq / heads,
+                                                   seqLen, perSm * 4 / formulationWarps(mma))
+                                   : waveSplits(driver.multiprocessors(), row.perSM, c)};
+            for (int64_t splits : splitCounts) {
+              c.numSplits = splits;
+              std::vector<int64_t> forms = sweep.stage2;
+              if (forms.empty())
+                forms = {stage2Splits(c)};
+              for (int64_t form : forms) {
+                row.splits = splits;
+                row.stage2 = stage2Build(c, form);
+                err = benchShape(driver, builds, cache, deviceCache, flush, flushBytes, c, mma,
+                                 shapeSeed, checkOnly, row);
+                if (!err.empty()) {
+                  fail();
+                  continue;
+                }
+                failures += !row.check.pass;
+                printRow(row);
+              }
+            }
           }
         }
     driver.free(deviceCache);
@@ -574,16 +600,31 @@ bool parseInt(const char *text, int64_t lo, int64_t hi, int64_t &value) {
   return ec == std::errc() && at == end && value >= lo && value <= hi;
 }
 
+/// `text` (N[,N...]) as integers in [lo, hi], or false.
+bool parseInts(const std::string &text, int64_t lo, int64_t hi, std::vector<int64_t> &values) {
+  for (size_t at = 0; at <= text.size();) {
+    size_t end = std::min(text.find(',', at), text.size());
+    int64_t v = 0;
+    if (!parseInt(text.substr(at, end - at).c_str(), lo, hi, v))
+      return false;
+    values.push_back(v);
+    at = end + 1;
+  }
+  return true;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
   const char *usage =
       "usage: tq-gpu DIR [--check-only] [--programs-per-sm N] [--formulation K]\n"
-      "                  [--shape PRESET:B:SEQ_LEN[,...]] [--bench-only] [--no-overlap] | --list\n";
+      "                  [--shape PRESET:B:SEQ_LEN[,...]] [--splits N[,...]] [--stage2 S[,...]]\n"
+      "                  [--bench-only] [--no-overlap] | --list\n";
   bool checkOnly = false, benchOnly = false, noOverlap = false;
   std::vector<std::string> shapes;
   std::string shapeError;
   int64_t perSm = 0, only = -1;
+  Sweep sweep;
   bool ok = argc >= 2;
   for (int i = 2; ok && i < argc; ++i) {
     std::string arg = argv[i];
@@ -595,6 +636,12 @@ int main(int argc, char **argv) {
       ok = parseInt(argv[++i], 0, kFormulations - 1, only);
     else if (arg == "--shape" && i + 1 < argc)
       ok = parseShapes(argv[++i], shapes, shapeError);
+    else if (arg == "--splits" && i + 1 < argc)
+      ok = parseInts(argv[++i], 1, 256, sweep.splits);
+    else if (arg == "--stage2" && i + 1 < argc)
+      ok = parseInts(argv[++i], 0, kStage2Chunk, sweep.stage2) &&
+           std::all_of(sweep.stage2.begin(), sweep.stage2.end(),
+                       [](int64_t s) { return s == 0 || s == kStage2Chunk; });
     else if (arg == "--bench-only")
       benchOnly = true;
     else if (arg == "--no-overlap")
@@ -637,7 +684,7 @@ int main(int argc, char **argv) {
     builds.variants[name] = std::move(v);
   }
   int failures = benchOnly ? 0 : runChecks(builds, only);
-  failures += runBench(*driver, builds, checkOnly, perSm, only, shapes);
+  failures += runBench(*driver, builds, checkOnly, perSm, only, shapes, sweep);
   std::printf("\ntq-gpu: %d failures\n", failures);
   return failures ? 1 : 0;
 }
