@@ -64,16 +64,17 @@ int64_t defaultSplits(int64_t sms, int64_t b, int64_t programsPerSeq, int64_t se
 /// the smallest s in [1, min(ceil(seqLen / 32), 64)] of least cost, in
 /// tokens of a lone program,
 ///   waves x (cdiv(seqLen, s) + 64) x (10 + n) / 10  +  s x (1 + rows / 400)
-/// for waves = cdiv(programs, sms x perSm), programs = B x Hq / HEADS x s and
-/// n = the programs an SM runs at once (at most perSm): a program does 64
-/// tokens' worth of fixed work, an SM with n programs runs each at 10 / (10 +
-/// n) of a lone one's speed, and stage 2 costs a token a split and row plus a
-/// row-proportional part (rows = B x Hq). Fitted on the H200 (bench/RESULTS.md
-/// run 105): stage 1 at B x seq_len = 1 x 1024, 8 x 1024 and 8 x 32768 with 8
-/// to 64 splits, and stage 2 at 32 to 4096 rows. (The anchor's rule asks for 4
-/// programs an SM whatever the kernel's occupancy: 2.2 waves of one-warp
-/// programs at B x seq_len = 32 x 8192 where 8 fit an SM, the last one 18%
-/// full.)
+/// for waves = cdiv(programs, sms x perSm), programs = B x Hq / HEADS x s,
+/// n = the programs an SM runs at once (at most perSm) and rows = B x Hq: a
+/// program does 64 tokens' worth of fixed work, an SM running n programs runs
+/// each at 10 / (10 + n) of a lone one's speed, and stage 2 costs 1 + rows /
+/// 400 tokens a split (0.07 us a split at 32 rows, 0.75 us at 4096). Fitted on
+/// the H200 (bench/RESULTS.md run 105: stage 1 at B x seq_len = 1 x 1024, 8 x
+/// 1024 and 8 x 32768 with 8 to 64 splits, stage 2 at 32 to 4096 rows); against
+/// the wave count alone it took 0.72-0.98x the time at seq_len 1024 and the
+/// same elsewhere (run 106). The anchor's rule asks for 4 programs an SM
+/// whatever the kernel's occupancy: 2.2 waves of one-warp programs at B x
+/// seq_len = 32 x 8192 where 8 fit an SM, the last one 18% full.
 int64_t waveSplits(int64_t sms, int64_t perSm, const TqCase &c);
 
 /// How many splits stage 2's chunked build (-D SPLITS) reads at a time.
