@@ -17,10 +17,6 @@ if [ $# -lt 2 ]; then
 fi
 name=$1 dir=$2
 shift 2
-if [ ! -d "$dir" ]; then
-  echo "tq-variant.sh: $dir is not a directory (a copy of kernels/turboquant)" >&2
-  exit 2
-fi
 gpu=.carry/gpu
 if [ ! -f "$gpu/tq-builds.txt" ] || [ ! -x "$gpu/tq-gpu" ]; then
   echo "tq-variant.sh: no TurboQuant builds in $gpu: run scripts/gpu-artifacts.sh first" >&2

@@ -473,6 +473,17 @@ bool wanted(const std::vector<std::string> &shapes, const std::string &preset, i
          });
 }
 
+/// `list`'s comma-separated items (an empty list is one empty item).
+std::vector<std::string> splitList(const std::string &list) {
+  std::vector<std::string> items;
+  for (size_t at = 0; at <= list.size();) {
+    size_t end = std::min(list.find(',', at), list.size());
+    items.push_back(list.substr(at, end - at));
+    at = end + 1;
+  }
+  return items;
+}
+
 /// `list` (PRESET:B:SEQ_LEN[,...]) split into benchmark shapes, or false
 /// (with `error` set) if one is not a benchmark shape.
 bool parseShapes(const std::string &list, std::vector<std::string> &shapes, std::string &error) {
@@ -481,16 +492,13 @@ bool parseShapes(const std::string &list, std::vector<std::string> &shapes, std:
     for (int64_t b : kBenchBatches)
       for (int64_t seqLen : kBenchSeqLens)
         all.push_back(shapeName(presetName(preset.kbits, preset.vbits), b, seqLen));
-  for (size_t at = 0; at <= list.size();) {
-    size_t end = std::min(list.find(',', at), list.size());
-    std::string shape = list.substr(at, end - at);
+  for (const std::string &shape : splitList(list)) {
     if (std::find(all.begin(), all.end(), shape) == all.end()) {
       error = "--shape '" + shape + "' is not a benchmark shape: PRESET:B:SEQ_LEN with PRESET " +
               "k4v4, k3v4 or k8v4, B 1, 8, 32 or 128 and SEQ_LEN 1024, 8192 or 32768";
       return false;
     }
     shapes.push_back(shape);
-    at = end + 1;
   }
   return true;
 }
@@ -602,13 +610,11 @@ bool parseInt(const char *text, int64_t lo, int64_t hi, int64_t &value) {
 
 /// `text` (N[,N...]) as integers in [lo, hi], or false.
 bool parseInts(const std::string &text, int64_t lo, int64_t hi, std::vector<int64_t> &values) {
-  for (size_t at = 0; at <= text.size();) {
-    size_t end = std::min(text.find(',', at), text.size());
+  for (const std::string &item : splitList(text)) {
     int64_t v = 0;
-    if (!parseInt(text.substr(at, end - at).c_str(), lo, hi, v))
+    if (!parseInt(item.c_str(), lo, hi, v))
       return false;
     values.push_back(v);
-    at = end + 1;
   }
   return true;
 }
