@@ -609,13 +609,30 @@ Assigner::computedLayouts(scf::ForOp op, ArrayRef<DistributedLayoutAttr> carried
   OpBuilder b(op);
   auto trial = cast<scf::ForOp>(b.clone(*op));
   auto yield = cast<scf::YieldOp>(op.getBody()->getTerminator());
-  for (auto [i, arg, layout] : llvm::enumerate(trial.getRegionIterArgs(), carried)) {
-    if (!layout)
-      continue;
-    setLayout(arg, layout);
-    if (canRematerialize(op.getInitArgs()[i], 0) && canRematerialize(yield.getOperand(i), 0))
-      reloadable.insert(arg);
+  for (auto [i, arg, layout] : llvm::enumerate(trial.getRegionIterArgs(), carried))
+    if (layout)
+      setLayout(arg, layout);
+  // A value loaded more than one iteration ahead passes through a chain of
+  // carried values (`k0 = k1; k1 = load(...)`): one whose next value is
+  // another reloadable carried value is reloadable too.
+  SmallVector<bool> reloads(carried.size(), false);
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (auto [i, layout] : llvm::enumerate(carried)) {
+      if (!layout || reloads[i] || !canRematerialize(op.getInitArgs()[i], 0))
+        continue;
+      Value next = yield.getOperand(i);
+      auto chained = dyn_cast<BlockArgument>(next);
+      bool ok = chained && chained.getOwner() == op.getBody()
+                    ? chained.getArgNumber() > 0 && reloads[chained.getArgNumber() - 1]
+                    : canRematerialize(next, 0);
+      if (ok)
+        reloads[i] = grew = true;
+    }
   }
+  for (auto [i, arg] : llvm::enumerate(trial.getRegionIterArgs()))
+    if (reloads[i])
+      reloadable.insert(arg);
   auto saved = converted;
   LogicalResult ok = failure();
   {
@@ -632,6 +649,21 @@ Assigner::computedLayouts(scf::ForOp op, ArrayRef<DistributedLayoutAttr> carried
       DistributedLayoutAttr used = reloadable.contains(arg) ? usedLayout(arg) : nullptr;
       layouts.push_back(used ? used : getLayout(v.getType()));
       reload.push_back(bool(used));
+    }
+    // A link of a chain that the body uses only to pass on takes the layout
+    // of the value it becomes, from the end of the chain back.
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (auto [i, arg] : llvm::enumerate(trial.getRegionIterArgs())) {
+        if (!reload[i] || !arg.hasOneUse())
+          continue;
+        OpOperand &use = *arg.use_begin();
+        if (use.getOwner() != trial.getBody()->getTerminator())
+          continue;
+        unsigned next = use.getOperandNumber();
+        if (reload[next] && layouts[next] != layouts[i])
+          layouts[i] = layouts[next], changed = true;
+      }
     }
   }
   for (Value arg : trial.getRegionIterArgs())
