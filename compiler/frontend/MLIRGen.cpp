@@ -11,6 +11,10 @@
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <limits>
+#include <optional>
 
 using namespace tile;
 using namespace tile::ast;
@@ -508,22 +512,34 @@ static void eraseTerminator(mlir::Block *block) {
     block->back().erase();
 }
 
-/// Whether `v` is positive by construction: a positive constant, a program
-/// count, or sums, products and sign extensions of those (overflow aside).
-static bool isKnownPositive(mlir::Value v) {
+/// An upper bound of `v` where it is positive by construction: a positive
+/// constant, a program count (at most INT32_MAX), or sign or zero extensions,
+/// sums and products of those whose bound fits `v`'s signed type (one that
+/// can overflow, num_programs(0) * 2 in i32, may wrap to 0 or below).
+static std::optional<uint64_t> positiveBound(mlir::Value v) {
   mlir::APInt c;
   if (mlir::matchPattern(v, mlir::m_ConstantInt(&c)))
-    return c.isStrictlyPositive();
+    return c.isStrictlyPositive() && c.getActiveBits() <= 63
+               ? std::optional<uint64_t>(c.getZExtValue())
+               : std::nullopt;
   mlir::Operation *def = v.getDefiningOp();
   if (!def)
-    return false;
+    return std::nullopt;
   if (llvm::isa<mlir::tileir::NumProgramsOp>(def))
-    return true;
-  if (llvm::isa<mlir::arith::MulIOp, mlir::arith::AddIOp>(def))
-    return isKnownPositive(def->getOperand(0)) && isKnownPositive(def->getOperand(1));
+    return uint64_t(std::numeric_limits<int32_t>::max());
   if (llvm::isa<mlir::arith::ExtSIOp, mlir::arith::ExtUIOp>(def))
-    return isKnownPositive(def->getOperand(0));
-  return false;
+    return positiveBound(def->getOperand(0));
+  if (!llvm::isa<mlir::arith::MulIOp, mlir::arith::AddIOp>(def))
+    return std::nullopt;
+  auto lhs = positiveBound(def->getOperand(0)), rhs = positiveBound(def->getOperand(1));
+  if (!lhs || !rhs)
+    return std::nullopt;
+  // Saturated at UINT64_MAX, which no type's bound admits.
+  uint64_t bound = llvm::isa<mlir::arith::MulIOp>(def) ? llvm::SaturatingMultiply(*lhs, *rhs)
+                                                       : llvm::SaturatingAdd(*lhs, *rhs);
+  if (bound > uint64_t(llvm::maxIntN(v.getType().getIntOrFloatBitWidth())))
+    return std::nullopt;
+  return bound;
 }
 
 bool MLIRGen::genFor(const ForStmt &stmt) {
@@ -553,7 +569,7 @@ bool MLIRGen::genFor(const ForStmt &stmt) {
     inits.push_back(lookup(name)->value);
 
   mlir::Value upper = end->value, stride = step->value;
-  if (!isKnownPositive(stride)) {
+  if (!positiveBound(stride)) {
     // A run-time step that is not positive runs no iterations (scf.for needs
     // a positive step; with 0 the loop would never end).
     auto l = loc(stmt.getLoc());
