@@ -571,15 +571,21 @@ bool MLIRGen::genFor(const ForStmt &stmt) {
   mlir::Value upper = end->value, stride = step->value;
   if (!positiveBound(stride)) {
     // A run-time step that is not positive runs no iterations (scf.for needs
-    // a positive step; with 0 the loop would never end).
+    // a positive step; with 0 the loop would never end): the upper bound
+    // becomes the start. The step then stands in as a large power of two,
+    // so that the select keeps the divisibility the step had (AxisInfo
+    // takes the gcd of both), and with it the loop variable's alignment.
     auto l = loc(stmt.getLoc());
     auto type = stride.getType();
+    unsigned width = type.getIntOrFloatBitWidth();
     auto positive =
         mlir::arith::CmpIOp::create(builder, l, mlir::arith::CmpIPredicate::sgt, stride,
                                     mlir::createScalarOrSplatConstant(builder, l, type, 0));
     upper = mlir::arith::SelectOp::create(builder, l, positive, upper, start->value);
-    stride = mlir::arith::SelectOp::create(builder, l, positive, stride,
-                                           mlir::createScalarOrSplatConstant(builder, l, type, 1));
+    stride = mlir::arith::SelectOp::create(
+        builder, l, positive, stride,
+        mlir::createScalarOrSplatConstant(builder, l, type,
+                                          int64_t(1) << (std::min(width, 32u) - 2)));
   }
   auto forOp = mlir::scf::ForOp::create(builder, loc(stmt.getLoc()), start->value, upper, stride,
                                         inits);
