@@ -335,9 +335,10 @@ public:
   explicit HostBuilds(std::map<std::string, std::string> sources) : sources(std::move(sources)) {}
 
   /// The three kernels for case `c` with stage 1's BLOCK_T = blockT, MMA =
-  /// mma, MIN_N = minN and PAGE = page (when not 0); "" or the compile error.
+  /// mma, MIN_N = minN and PAGE = page (when not 0), and stage 2's SPLITS =
+  /// stage2 (-1: the launcher's tq::stage2Splits); "" or the compile error.
   std::string get(const TqCase &c, int blockT, int mma, TqKernels &out, int minN = 8,
-                  int page = 0) {
+                  int page = 0, int64_t stage2 = -1) {
     std::string t = test::name(c.dtype), d = std::to_string(c.d);
     std::string kb = std::to_string(c.kbits), vb = std::to_string(c.vbits);
     std::string err;
@@ -355,14 +356,11 @@ public:
     if (page)
       stage1["PAGE"] = std::to_string(page);
     out.stage1 = kernel("turboquant_decode_stage1", stage1, err);
-    int64_t splits2 = stage2SplitsOverride >= 0 ? stage2SplitsOverride : stage2Splits(c);
+    int64_t splits2 = stage2 >= 0 ? stage2 : stage2Splits(c);
     out.stage2 = kernel("turboquant_decode_stage2",
                         {{"T", t}, {"D", d}, {"SPLITS", std::to_string(splits2)}}, err);
     return err;
   }
-
-  /// When >= 0, stage 2's SPLITS instead of the launcher's tq::stage2Splits.
-  int64_t stage2SplitsOverride = -1;
 
 private:
   TqKernel kernel(const std::string &name, const std::map<std::string, std::string> &defines,
@@ -406,10 +404,12 @@ protected:
 };
 
 /// Builds c's kernels into `kernels` (stage 1 with BLOCK_T, MMA, MIN_N and
-/// PAGE) and checks c against the reference, reported as `name`.
+/// PAGE, stage 2 with SPLITS = stage2, -1 for the launcher's) and checks c
+/// against the reference, reported as `name`.
 TqResult checkCase(HostBuilds &builds, const TqCase &c, int blockT, int mma, int minN, int page,
-                   uint64_t seed, const std::string &name, TqKernels &kernels) {
-  std::string err = builds.get(c, blockT, mma, kernels, minN, page);
+                   uint64_t seed, const std::string &name, TqKernels &kernels,
+                   int64_t stage2 = -1) {
+  std::string err = builds.get(c, blockT, mma, kernels, minN, page, stage2);
   if (!err.empty()) {
     ADD_FAILURE() << name << ": " << err;
     return {};
@@ -518,14 +518,12 @@ TEST_F(TurboQuantHostTest, Stage2Forms) {
     cases.back().d = d, cases.back().dtype = t;
   }
   uint64_t seed = 3000;
-  for (int64_t splits2 : {0, 4, 16}) {
-    builds.stage2SplitsOverride = splits2;
+  for (int64_t splits2 : {0, 4, 16})
     for (const TqCase &c : cases) {
       TqKernels kernels;
       checkCase(builds, c, 16, 2, 8, 0, seed++,
-                caseName(c) + " stage 2 SPLITS=" + std::to_string(splits2), kernels);
+                caseName(c) + " stage 2 SPLITS=" + std::to_string(splits2), kernels, splits2);
     }
-  }
 }
 
 /// What midO and midLse hold before a write-set check: a NaN whose payload
