@@ -11,14 +11,14 @@
 //
 //===----------------------------------------------------------------------===//
 #include "MqaCheck.h"
+#include "ReadFile.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <fstream>
 #include <map>
 #include <memory>
-#include <sstream>
+#include <optional>
 
 using namespace tile;
 using namespace tile::mqa;
@@ -35,16 +35,14 @@ struct HostBuild {
 /// host with `defines`, or the error (in `error`).
 HostBuild hostBuild(const char *path, const char *file,
                     const std::map<std::string, std::string> &defines, std::string &error) {
-  std::ifstream in(path);
-  std::stringstream source;
-  source << in.rdbuf();
-  if (source.str().empty()) {
+  std::optional<std::string> source = test::readFile(path);
+  if (!source) {
     error = std::string("cannot read ") + path;
     return {};
   }
   CompileOptions options;
   options.defines = defines;
-  auto kernel = compileForHost(source.str(), file, options);
+  auto kernel = compileForHost(*source, file, options);
   if (!kernel) {
     error = kernel.message();
     return {};

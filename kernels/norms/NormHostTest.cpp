@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "NormCheck.h"
+#include "ReadFile.h"
 #include "tile/Tile.h"
 
 #include <gtest/gtest.h>
@@ -16,11 +17,10 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
-#include <fstream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <ostream>
-#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -30,14 +30,6 @@ using tile::test::Dtype;
 namespace tile::norms {
 namespace {
 
-std::string readKernelSource(const std::string &kernel) {
-  std::ifstream in(std::string(TILEC_KERNELS_DIR) + "/norms/" + kernel +
-                   ".tile");
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 /// A kernel compiled for one element type, or why it did not compile.
 struct Compiled {
   std::shared_ptr<HostKernel> kernel;
@@ -45,13 +37,14 @@ struct Compiled {
 };
 
 Compiled compile(const std::string &kernel, Dtype t) {
-  std::string source = readKernelSource(kernel);
-  if (source.empty())
+  std::optional<std::string> source =
+      test::readFile(std::string(TILEC_KERNELS_DIR) + "/norms/" + kernel + ".tile");
+  if (!source)
     return {nullptr,
             "cannot read " + kernel + ".tile under " TILEC_KERNELS_DIR};
   CompileOptions options;
   options.defines["T"] = test::name(t);
-  auto result = compileForHost(source, kernel + ".tile", options);
+  auto result = compileForHost(*source, kernel + ".tile", options);
   if (!result)
     return {nullptr, result.message()};
   return {*result, ""};

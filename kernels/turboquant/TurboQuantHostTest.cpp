@@ -16,6 +16,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "TqCheck.h"
+#include "ReadFile.h"
 #include "TurboQuantRef.h"
 
 #include <gtest/gtest.h>
@@ -23,10 +24,9 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <map>
+#include <optional>
 #include <random>
-#include <sstream>
 
 using namespace tile;
 using namespace tile::tq;
@@ -320,12 +320,8 @@ std::string kernelPath(const std::string &kernel) {
 /// Each kernel's name to its file's source ("" where it cannot be read).
 std::map<std::string, std::string> kernelSources() {
   std::map<std::string, std::string> sources;
-  for (const char *kernel : kKernels) {
-    std::ifstream in(kernelPath(kernel));
-    std::stringstream source;
-    source << in.rdbuf();
-    sources[kernel] = source.str();
-  }
+  for (const char *kernel : kKernels)
+    sources[kernel] = test::readFile(kernelPath(kernel)).value_or("");
   return sources;
 }
 

@@ -7,13 +7,14 @@
 #include "LayoutCases.h"
 
 #include "FloatBits.h"
+#include "ReadFile.h"
 
 #include "llvm/ADT/APFloat.h"
 
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <sstream>
+#include <optional>
+#include <string>
 
 using namespace tile;
 using namespace tile::layouts;
@@ -21,16 +22,14 @@ using namespace tile::layouts;
 namespace {
 
 TEST(LayoutHostTest, EveryVariantMatchesItsReference) {
-  std::ifstream in(TILEC_LAYOUT_KERNELS);
-  std::stringstream source;
-  source << in.rdbuf();
-  ASSERT_FALSE(source.str().empty()) << "cannot read " << TILEC_LAYOUT_KERNELS;
+  std::optional<std::string> source = test::readFile(TILEC_LAYOUT_KERNELS);
+  ASSERT_TRUE(source) << "cannot read " << TILEC_LAYOUT_KERNELS;
   uint64_t seed = 100;
   for (const LayoutVariant &v : layoutVariants()) {
     CompileOptions options;
     options.kernel = v.kernel;
     options.defines = v.defines;
-    auto kernel = compileForHost(source.str(), "layouts.tile", options);
+    auto kernel = compileForHost(*source, "layouts.tile", options);
     ASSERT_TRUE(bool(kernel)) << v.name() << ": " << kernel.message();
     norms::Launcher launch = [&](std::array<uint32_t, 3> grid, const std::vector<Arg> &args,
                                  const std::vector<size_t> &) {
