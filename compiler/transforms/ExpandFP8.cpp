@@ -30,15 +30,6 @@ using namespace mlir;
 
 namespace {
 
-/// Rewrites only: the canonicalisation that follows in every pipeline folds,
-/// and folding here as well doubled the pass's time on kernels it leaves alone.
-GreedyRewriteConfig expansionConfig() {
-  GreedyRewriteConfig config;
-  config.enableFolding(false);
-  config.setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);
-  return config;
-}
-
 /// An 8-bit float format: exponent and mantissa widths, bias, and whether it
 /// is a "finite, unsigned zero" (fnuz) format whose only NaN is 0x80.
 struct Format {
@@ -145,7 +136,8 @@ struct ExpandFP8 : tileir::impl::ExpandFP8Base<ExpandFP8> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<ExtFLowering>(&getContext(), fnuz);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns), expansionConfig())))
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns),
+                                     tileir::expansionConfig())))
       return signalPassFailure();
     WalkResult result = getOperation()->walk([](arith::TruncFOp op) {
       Type dst = getElementTypeOrSelf(op.getType());

@@ -15,15 +15,6 @@ using namespace mlir;
 
 namespace {
 
-/// Rewrites only: the canonicalisation that follows in every pipeline folds,
-/// and folding here as well doubled the pass's time on kernels it leaves alone.
-GreedyRewriteConfig expansionConfig() {
-  GreedyRewriteConfig config;
-  config.enableFolding(false);
-  config.setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);
-  return config;
-}
-
 /// f32 erfc in two pieces, chosen by a select (GPU threads run both):
 ///
 ///   |x| < 0.75:  erfc(x) = 1 - x * Q(x^2)           (Q: degree 4)
@@ -146,13 +137,15 @@ struct ExpandMath : tileir::impl::ExpandMathBase<ExpandMath> {
     };
     populateMathF32ExpansionPatterns(patterns, expanded);
     populateMathPolynomialApproximationPatterns(patterns, expanded);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns), expansionConfig())))
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns),
+                                     tileir::expansionConfig())))
       return signalPassFailure();
 
     // Then erfc, whose expansion may leave a math.exp2 for the target.
     RewritePatternSet erfc(&getContext());
     erfc.add<ErfcF32Expansion>(&getContext(), nativeExp2);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(erfc), expansionConfig())))
+    if (failed(applyPatternsGreedily(getOperation(), std::move(erfc),
+                                     tileir::expansionConfig())))
       return signalPassFailure();
 
     // The expansions refine their quotients with a residual step, so their

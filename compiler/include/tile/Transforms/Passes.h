@@ -12,6 +12,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Pass/Pass.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "tile/Dialect/TileDialect.h"
 
 namespace mlir {
@@ -30,6 +31,17 @@ void registerTileDialects(DialectRegistry &registry);
 /// Memory effects for llvm.atomicrmw (which declares none in MLIR 22), so
 /// that buffer deallocation accepts the host lowering of tile.atomic_add.
 void registerHostAtomicEffects(DialectRegistry &registry);
+
+/// The greedy driver's configuration for the expansion passes
+/// (tile-expand-fp8, tile-expand-math): rewrites only. The canonicalisation
+/// that follows in every pipeline folds, and folding here as well doubled the
+/// passes' time on kernels they leave alone.
+inline GreedyRewriteConfig expansionConfig() {
+  GreedyRewriteConfig config;
+  config.enableFolding(false);
+  config.setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);
+  return config;
+}
 
 } // namespace tileir
 } // namespace mlir
