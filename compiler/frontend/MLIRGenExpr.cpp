@@ -181,8 +181,8 @@ bool MLIRGen::checkShape(SMLoc l, llvm::ArrayRef<int64_t> shape) {
       return error(l, "tile of more than " + Twine(kMaxElements) +
                           " elements is not supported (dimension " + Twine(d) + ")");
   }
-  if (shape.size() > 4)
-    return error(l, "tiles have at most 4 dimensions, got " + Twine(shape.size()));
+  if (shape.size() > 6)
+    return error(l, "tiles have at most 6 dimensions, got " + Twine(shape.size()));
   return true;
 }
 

@@ -3,6 +3,7 @@
 
 #include "FloatBits.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -152,6 +153,40 @@ std::string wideRows(const LayoutVariant &v, const norms::Launcher &launch, int6
     for (int64_t c = 0; c < 8; ++c)
       want[m * 8 + c] = double(x[m]) * 8 + double(c);
   return compare("y", y, want, std::vector<double>(want.size(), 0.0));
+}
+
+/// rank6: M programs, each a [2, 4, 2, R, 2, 4] tile of x (the kernel's
+/// comment); y bit for bit (one subtraction and one product, rounded as the
+/// kernel rounds them), s within the f32 sum's error bound.
+std::string rank6(const LayoutVariant &v, const norms::Launcher &launch, int64_t M,
+                  std::mt19937_64 &rng) {
+  const int64_t R = define(v, "R"), per = 128 * R;
+  auto x = randomVector(size_t(M * per), rng, 2.0f);
+  auto y = poisoned(x.size()), s = poisoned(size_t(M * 128));
+  std::string err = launch({uint32_t(M), 1, 1}, {ptr(x), ptr(y), ptr(s)},
+                           {bytes(x), bytes(y), bytes(s)});
+  if (!err.empty())
+    return err;
+  std::vector<double> wantY(y.size()), wantS(s.size()), tolS(s.size());
+  for (int64_t p = 0; p < M; ++p)
+    for (int64_t abc = 0; abc < 16; ++abc)
+      for (int64_t ef = 0; ef < 8; ++ef) {
+        auto at = [&](int64_t d) { return size_t(p * per + (abc * R + d) * 8 + ef); };
+        float mx = x[at(0)];
+        for (int64_t d = 1; d < R; ++d)
+          mx = std::max(mx, x[at(d)]);
+        double sum = 0, mag = 0;
+        for (int64_t d = 0; d < R; ++d) {
+          float w = x[at(d)] - mx;
+          wantY[at(d)] = double(w * float(d + 1));
+          sum += double(w);
+          mag += std::fabs(double(w));
+        }
+        wantS[size_t(p * 128 + abc * 8 + ef)] = sum;
+        tolS[size_t(p * 128 + abc * 8 + ef)] = double(R) * 0x1p-23 * mag;
+      }
+  std::string result = compare("y", y, wantY, std::vector<double>(wantY.size(), 0.0));
+  return result.empty() ? compare("s", s, wantS, tolS) : result;
 }
 
 /// A random finite fp8 byte of magnitude at most 2^4 (no NaN or infinity).
@@ -489,6 +524,9 @@ std::vector<LayoutVariant> tile::layouts::layoutVariants() {
   // Words carried an iteration ahead and unpacked twice, per-row selects.
   for (unsigned bk : {16u, 32u, 64u})
     out.push_back({"select_rows", {{"BK", std::to_string(bk)}}, 1});
+  // Rank-6 tiles: one warp, and the reduced axis spread over 2, 4 and 8 warps.
+  for (auto [r, w] : std::vector<std::array<unsigned, 2>>{{8, 1}, {8, 4}, {2, 2}, {16, 8}})
+    out.push_back({"rank6", {{"R", std::to_string(r)}}, w});
   return out;
 }
 
@@ -507,6 +545,8 @@ std::vector<std::pair<int64_t, int64_t>> tile::layouts::layoutShapes(const Layou
     return {{1, 1}, {3, 1}, {64, 1}};
   if (v.kernel == "wide_rows") // M rows
     return {{1, 8}, {37, 8}, {256, 8}, {1000, 8}};
+  if (v.kernel == "rank6") // M programs
+    return {{1, 1}, {3, 1}, {64, 1}};
   if (v.kernel == "staged_words" || v.kernel == "select_rows") // M rows: 1, 3 and 63
     return {{1, 1}, {37, 1}, {1000, 1}};                          // iterations, the last ragged
   return {{1, 1}, {50, 70}, {128, 96}, {33, 200}};
@@ -524,6 +564,7 @@ std::string tile::layouts::runLayoutCase(const LayoutVariant &variant,
                     : variant.kernel == "staged_words"                                  ? 4
                     : variant.kernel == "select_rows"                                   ? 5
                     : variant.kernel == "dot_chain"                                     ? 4
+                    : variant.kernel == "rank6"                                         ? 3
                                                                                         : 4;
   if (params.size() != expected)
     return variant.kernel + ": the build has " + std::to_string(params.size()) +
@@ -546,5 +587,7 @@ std::string tile::layouts::runLayoutCase(const LayoutVariant &variant,
     return stagedWords(variant, launch, M, rng);
   if (variant.kernel == "select_rows")
     return selectRows(variant, launch, M, rng);
+  if (variant.kernel == "rank6")
+    return rank6(variant, launch, M, rng);
   return transposeStats(variant, launch, M, N, rng);
 }
