@@ -285,6 +285,9 @@ Result<std::vector<std::string>> tile::check(const std::string &source,
                                          "' (the file defines: " + llvm::join(all, ", ") + ")");
     return Result<std::vector<std::string>>::failure(errors);
   }
+  // Every kernel is checked, so that one run reports the errors of all of
+  // them (an error in a helper that several kernels call is printed once).
+  bool failed = false;
   for (auto &fn : ast->functions) {
     if (!fn->isKernel || (!options.kernel.empty() && fn->name != options.kernel))
       continue;
@@ -298,10 +301,14 @@ Result<std::vector<std::string>> tile::check(const std::string &source,
       }
     }
     KernelSignature signature;
-    if (!generateKernel(*ast, diags, *context, fn->name, defines, &signature))
-      return Result<std::vector<std::string>>::failure(errors);
+    if (!generateKernel(*ast, diags, *context, fn->name, defines, &signature)) {
+      failed = true;
+      continue;
+    }
     kernels.push_back(fn->name);
   }
+  if (failed)
+    return Result<std::vector<std::string>>::failure(errors);
   for (auto &[name, value] : options.defines) {
     if (!usedDefines.count(name)) {
       diags.error(start, "-D " + name + "=" + value +

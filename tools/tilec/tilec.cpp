@@ -65,7 +65,8 @@ const char *kCheckUsage = R"(usage: tilec check FILE [-D NAME=VALUE]... [--kerne
 
 Parses FILE and type-checks each kernel (or only --kernel NAME), instantiated
 with its default compile-time parameters overridden by -D. Prints the checked
-kernels; errors go to stderr as file:line:col with the source line and a caret.
+kernels; errors go to stderr as file:line:col with the source line and a caret,
+those of every kernel (a kernel's error does not stop the others' checks).
 )";
 
 const char *kEmitUsage = R"(usage: tilec emit FILE --stage=STAGE [-D NAME=VALUE]... [--kernel NAME]

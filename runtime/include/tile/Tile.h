@@ -172,7 +172,9 @@ Result<std::string> emit(const std::string &source, const std::string &fileName,
                          const CompileOptions &options, Phase phase);
 
 /// Parses and type-checks every kernel of `source`, instantiating each with
-/// its default compile-time parameters (and `options.defines`).
+/// its default compile-time parameters (and `options.defines`). On failure
+/// the message holds the errors of every kernel that failed, each printed
+/// once.
 Result<std::vector<std::string>> check(const std::string &source,
                                        const std::string &fileName,
                                        const CompileOptions &options);

@@ -8,12 +8,16 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <set>
 #include <string>
+#include <utility>
 
 namespace tile {
 
 /// Prints errors as `file:line:col: error: message`, the source line and a
-/// caret (llvm::SourceMgr's format), and counts them. A source line longer
+/// caret (llvm::SourceMgr's format), and counts them; an error already
+/// printed (the same place and message, e.g. from a helper that two kernels
+/// call) is counted but not printed again. A source line longer
 /// than kMaxEchoedLine bytes is echoed clipped to that many bytes around the
 /// caret, with "..." where it was cut, so that an error on a 10 MB line
 /// prints a few hundred bytes, not 20 MB.
@@ -26,7 +30,8 @@ public:
 
   void error(llvm::SMLoc loc, const llvm::Twine &message) {
     ++numErrors;
-    print(loc, llvm::SourceMgr::DK_Error, message);
+    if (printed.insert({loc.getPointer(), message.str()}).second)
+      print(loc, llvm::SourceMgr::DK_Error, message);
   }
   void note(llvm::SMLoc loc, const llvm::Twine &message) {
     print(loc, llvm::SourceMgr::DK_Note, message);
@@ -68,6 +73,7 @@ private:
   llvm::SourceMgr &sourceMgr;
   llvm::raw_ostream &os;
   unsigned numErrors = 0;
+  std::set<std::pair<const char *, std::string>> printed;
 };
 
 } // namespace tile
