@@ -2,6 +2,7 @@
 #ifndef TILE_TESTS_CACHE_CACHETESTUTIL_H
 #define TILE_TESTS_CACHE_CACHETESTUTIL_H
 
+#include "ReadFile.h"
 #include "tile/DiskCache.h"
 
 #include <gtest/gtest.h>
@@ -13,7 +14,6 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -52,11 +52,9 @@ inline std::string keyFor(unsigned seed) {
   return cacheKey({{"source", "kernel " + std::to_string(seed)}, {"target", "sm_90"}});
 }
 
+/// The file's bytes, "" where it cannot be opened.
 inline std::string readFile(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  return test::readFile(path).value_or("");
 }
 
 inline void writeFile(const std::string &path, const std::string &data) {
