@@ -3,6 +3,7 @@
 
 #include "../targets/amdgpu/AMDGPUTarget.h"
 #include "../targets/nvptx/NVPTXConvert.h"
+#include "../targets/nvptx/NVPTXPackPrograms.h"
 #include "../targets/nvptx/NVPTXTarget.h"
 #include "tile/Target/GPUTarget.h"
 #include "tile/Transforms/Passes.h"
@@ -43,6 +44,8 @@ void tile::buildGPUPipeline(mlir::OpPassManager &pm, const CompileOptions &optio
   mlir::tileir::ConvertTileToGPUOptions gpu;
   gpu.target = options.target;
   pm.addPass(mlir::tileir::createConvertTileToGPU(gpu));
+  if (options.programsPerCta > 1) // checkTarget: NVIDIA targets only
+    pm.addPass(mlir::tileir::createNVPTXPackProgramsPass(options.programsPerCta));
   // fp8 pairs to f16 pairs in one instruction where the chip has it; the
   // expansion decodes what remains.
   if (auto chip = mlir::tileir::lookupNVPTXChip(options.target);
@@ -170,6 +173,26 @@ Result<std::string> translateAndEmit(mlir::ModuleOp module, const CompileOptions
   return text;
 }
 
+/// "" when --programs-per-cta fits `target` with `numWarps` warps a program.
+std::string checkProgramsPerCta(const CompileOptions &options,
+                                const mlir::tileir::GPUTargetInfo &target, unsigned numWarps) {
+  unsigned k = options.programsPerCta;
+  if (k == 1)
+    return "";
+  std::string flag = "--programs-per-cta=" + std::to_string(k);
+  if (k == 0 || k > 16)
+    return "--programs-per-cta must be 1 to 16 (PTX has 16 barriers a CTA), got " +
+           std::to_string(k);
+  if (!mlir::tileir::lookupNVPTXChip(options.target))
+    return flag + " applies to NVIDIA targets only, not " + target.name().str();
+  unsigned threads = k * numWarps * target.warpSize();
+  if (threads > target.maxThreadsPerBlock())
+    return flag + " with " + std::to_string(numWarps) + " warps a program makes " +
+           std::to_string(threads) + " threads a CTA but " + target.name().str() +
+           " allows at most " + std::to_string(target.maxThreadsPerBlock());
+  return "";
+}
+
 /// "" when `options` can be compiled for its target, else the reason.
 std::string checkTarget(const CompileOptions &options) {
   std::string error;
@@ -183,12 +206,12 @@ std::string checkTarget(const CompileOptions &options) {
     return "--max-registers must be 16 to 255 registers a thread, got " +
            std::to_string(options.maxRegisters);
   unsigned warp = target->warpSize(), limit = target->maxThreadsPerBlock();
-  if (options.numWarps * warp <= limit)
-    return "";
-  return "--num-warps=" + std::to_string(options.numWarps) + " makes " +
-         std::to_string(options.numWarps * warp) + " threads a program but " +
-         target->name().str() + " allows at most " + std::to_string(limit) + " (" +
-         std::to_string(limit / warp) + " warps of " + std::to_string(warp) + ")";
+  if (options.numWarps * warp > limit)
+    return "--num-warps=" + std::to_string(options.numWarps) + " makes " +
+           std::to_string(options.numWarps * warp) + " threads a program but " +
+           target->name().str() + " allows at most " + std::to_string(limit) + " (" +
+           std::to_string(limit / warp) + " warps of " + std::to_string(warp) + ")";
+  return checkProgramsPerCta(options, *target, options.numWarps);
 }
 
 } // namespace
@@ -233,14 +256,23 @@ Result<GPUBinary> tile::compileForGPU(const std::string &source, const std::stri
   CompileOptions effective = options;
   if ((*front)->signature.numWarps) // a `num_warps` compile-time parameter wins
     effective.numWarps = unsigned((*front)->signature.numWarps);
-  std::string err = lowerGPU(module, effective, true, binary.sharedBytes, binary.threads);
+  auto target = mlir::tileir::createGPUTargetInfo(options.target, targetError);
+  std::string err = checkProgramsPerCta(effective, *target, effective.numWarps);
+  if (err.empty())
+    err = lowerGPU(module, effective, true, binary.sharedBytes, binary.threads);
   if (!err.empty())
     return Result<GPUBinary>::failure(err);
   clock.lap("lowering");
-  // Over the shared memory budget: shrink free tunables and compile again.
-  auto target = mlir::tileir::createGPUTargetInfo(options.target, targetError);
+  binary.programsPerCta = options.programsPerCta;
   int64_t budget = std::min(target->staticSharedMemoryPerBlock(),
                             occupancyBudget(target->sharedMemoryPerCU(), options.occupancy));
+  if (binary.sharedBytes > budget && options.programsPerCta > 1)
+    return Result<GPUBinary>::failure(
+        "--programs-per-cta=" + std::to_string(options.programsPerCta) + " needs " +
+        std::to_string(binary.sharedBytes) + " bytes of shared memory a CTA, over the " +
+        std::to_string(budget) + " of the budget (--occupancy " +
+        std::to_string(options.occupancy) + "): use fewer programs a CTA");
+  // Over the shared memory budget: shrink free tunables and compile again.
   if (binary.sharedBytes > budget) {
     auto plan = planSharedMemory(source, fileName, options);
     if (!plan)

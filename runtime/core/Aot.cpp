@@ -83,6 +83,7 @@ KernelCompiler embeddedCompiler(Signature signature, const Image *images, size_t
     b.image.assign(reinterpret_cast<const char *>(best->data), best->size);
     b.threads = best->threads;
     b.waitsOnPriorGrid = best->waitsOnPriorGrid;
+    b.programsPerCta = best->programsPerCta;
     return b;
   };
   if (signature.tunables.empty())

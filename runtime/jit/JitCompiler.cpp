@@ -28,6 +28,7 @@ std::string variantKey(const std::string &source, const CompileOptions &options)
       {"occupancy", std::to_string(options.occupancy)}, // the shared memory budget
       {"max_registers", std::to_string(options.maxRegisters)},
       {"scalarize", options.scalarize ? "1" : "0"},
+      {"programs_per_cta", std::to_string(options.programsPerCta)},
       {"source", source}};
   for (auto &[name, value] : options.defines)
     parts.push_back({"define:" + name, value});
@@ -45,6 +46,8 @@ std::string serialize(const KernelBinary &b, const std::string &fileName) {
      << "\n";
   if (b.waitsOnPriorGrid)
     os << "prior_grid_wait 1\n";
+  if (b.programsPerCta > 1)
+    os << "programs_per_cta " << b.programsPerCta << "\n";
   for (auto &p : b.params)
     os << "param " << p.name << " " << int(p.kind) << " " << (p.isPointer ? 1 : 0) << "\n";
   for (auto &[name, value] : b.config)
@@ -71,6 +74,8 @@ bool deserialize(const CacheEntry &entry, const std::string &fileName, KernelBin
       is >> b.sharedBytes;
     } else if (key == "prior_grid_wait") {
       is >> b.waitsOnPriorGrid;
+    } else if (key == "programs_per_cta") {
+      is >> b.programsPerCta;
     } else if (key == "param") {
       ParamInfo p;
       int kind = -1, isPointer = 0;
@@ -96,7 +101,7 @@ bool deserialize(const CacheEntry &entry, const std::string &fileName, KernelBin
       return false;
   }
   b.image = entry.binary;
-  return !b.kernel.empty() && b.threads > 0 && !b.image.empty();
+  return !b.kernel.empty() && b.threads > 0 && b.programsPerCta > 0 && !b.image.empty();
 }
 
 } // namespace
@@ -107,6 +112,7 @@ KernelBinary kernelBinary(GPUBinary gpu) {
   b.params = std::move(gpu.params);
   b.image = gpu.binary.empty() ? std::move(gpu.ptx) : std::move(gpu.binary);
   b.threads = gpu.threads;
+  b.programsPerCta = gpu.programsPerCta;
   b.sharedBytes = gpu.sharedBytes;
   b.waitsOnPriorGrid = gpu.waitsOnPriorGrid;
   b.config = std::move(gpu.config);

@@ -24,7 +24,8 @@ namespace tile::test {
 struct Variant {
   std::string kernel, ptx;
   std::vector<ParamInfo> params;
-  unsigned threads = 0, sharedBytes = 0;
+  /// Threads a CTA and its programs ('programs_per_cta K' in the .meta).
+  unsigned threads = 0, sharedBytes = 0, programsPerCta = 1;
   /// The build calls gdc_wait() ('prior_grid_wait 1' in its .meta): it is
   /// launched with programmatic dependent launch.
   bool waitsOnPriorGrid = false;
@@ -48,6 +49,8 @@ inline std::string readVariant(const std::string &path, Variant &v) {
       meta >> v.sharedBytes;
     else if (key == "prior_grid_wait")
       meta >> v.waitsOnPriorGrid;
+    else if (key == "programs_per_cta")
+      meta >> v.programsPerCta;
     else if (key == "param") {
       std::string name, type;
       meta >> name >> type;
@@ -99,7 +102,9 @@ public:
         err = driver.copyToDevice(device[i], args[i].ptr, bytes[i]);
       std::memcpy(slots[i].bytes, &device[i], 8);
     }
-    unsigned g[3] = {grid[0], grid[1], grid[2]};
+    unsigned programs[3] = {grid[0], grid[1], grid[2]}, g[3];
+    if (err.empty())
+      err = ctaGrid(programs, v.programsPerCta, g);
     if (err.empty())
       err = driver.launch(v.function, g, v.threads, 0, pointers, nullptr, v.waitsOnPriorGrid);
     if (err.empty())

@@ -4,7 +4,7 @@
 // wrote, one per set of compile-time parameters each kernel depends on:
 //
 //   DIR/turboquant_rotate.<T>.d<D>.ptx                  (MSE keys only)
-//   DIR/turboquant_decode_stage1.d<D>.k<KBITS>v<VBITS>[.<T>].h<HEADS>[.mma|.mma.tok[.p<PAGE>]].ptx
+//   DIR/turboquant_decode_stage1.d<D>.k<KBITS>v<VBITS>[.<T>].h<HEADS>[.mma|.mma.tok[.p<PAGE>][.c8]].ptx
 //                                       (<T>: fp8 keys, whose stage 1 reads q)
 //   DIR/turboquant_decode_stage2.<T>.d<D>[.s16].ptx
 //
@@ -18,7 +18,8 @@
 // (`.mma.tok`: -D MMA=2 --num-warps=1 -D BLOCK_T=16, 3-bit keys held to 152
 // registers and fp8 keys to 128; 3 or 4x the programs per SM; `.p16`: also
 // -D PAGE=16, specialised on the cache's block size, for 3-bit keys and one
-// head a program). Stage 2 comes in two forms, one split at a time and
+// head a program; `.c8`: --programs-per-cta=8, fp8 keys with the group's
+// heads where Hq / HEADS is a multiple of 8). Stage 2 comes in two forms, one split at a time and
 // `.s16` (-D SPLITS=16: 16 at a time), and a launch takes the one
 // tq::stage2Splits picks for its split count and rows.
 //
@@ -97,6 +98,19 @@ const char *formulationSuffix(int mma) {
 bool specialisesPage(const TqCase &c, int mma) {
   return mma == 2 && (c.kbits == 3 || c.headsPerProgram == 1);
 }
+/// Programs a CTA of stage 1 (--programs-per-cta): fp8 keys' `.mma.tok`
+/// with the group's heads runs 8 programs that follow each other along
+/// program_id(1), a token row's kv heads at the benchmark's Hkv = 8, as one
+/// CTA, where the grid's y (Hq / HEADS) is a multiple of 8 (`.c8`): 0.88-0.95x
+/// the time at the goal shapes (bench/RESULTS.md run 115). MSE keys' builds
+/// are one warp a program too but not measured packed yet.
+int64_t ctaPrograms(const TqCase &c, int mma) {
+  return mma == 2 && c.kbits == 8 && c.headsPerProgram > 1 &&
+                 (c.hq / c.headsPerProgram) % 8 == 0
+             ? 8
+             : 1;
+}
+
 std::string formulationArgs(const TqCase &c, int mma) {
   int kbits = c.kbits;
   int64_t heads = c.headsPerProgram;
@@ -115,7 +129,9 @@ std::string formulationArgs(const TqCase &c, int mma) {
             : kbits == 3 ? " --max-registers=152 --scalarize"
             : heads > 1  ? " --scalarize"
                          : "") +
-           (specialisesPage(c, mma) ? " -D PAGE=" + std::to_string(c.blockSize) : "");
+           (specialisesPage(c, mma) ? " -D PAGE=" + std::to_string(c.blockSize) : "") +
+           (ctaPrograms(c, mma) > 1 ? " --programs-per-cta=" + std::to_string(ctaPrograms(c, mma))
+                                    : "");
   return mma == 0 ? "" : " -D MMA=1 -D BLOCK_T=32";
 }
 /// Warps a program of each formulation runs: with --programs-per-sm N the
@@ -124,10 +140,12 @@ std::string formulationArgs(const TqCase &c, int mma) {
 int formulationWarps(int mma) { return mma == 2 ? 1 : 4; }
 
 std::string stage1Build(const TqCase &c, int mma) {
+  int64_t k = ctaPrograms(c, mma);
   return "turboquant_decode_stage1.d" + std::to_string(c.d) + "." + presetName(c.kbits, c.vbits) +
          (rotates(c) ? "" : "." + std::string(test::name(c.dtype))) + ".h" +
          std::to_string(c.headsPerProgram) + formulationSuffix(mma) +
-         (specialisesPage(c, mma) ? ".p" + std::to_string(c.blockSize) : "");
+         (specialisesPage(c, mma) ? ".p" + std::to_string(c.blockSize) : "") +
+         (k > 1 ? ".c" + std::to_string(k) : "");
 }
 
 /// Stage 2 reading `splits` splits at a time (0: one at a time).
@@ -299,10 +317,10 @@ public:
     if (v.params.size() != launch.args.size())
       return v.kernel + " has " + std::to_string(v.params.size()) + " parameters, expected " +
              std::to_string(launch.args.size());
-    Step s{&v,
-           {launch.grid[0], launch.grid[1], launch.grid[2]},
-           std::vector<test::ArgSlot>(launch.args.size()),
-           {}};
+    Step s{&v, {}, std::vector<test::ArgSlot>(launch.args.size()), {}};
+    unsigned programs[3] = {launch.grid[0], launch.grid[1], launch.grid[2]};
+    if (std::string err = ctaGrid(programs, v.programsPerCta, s.grid); !err.empty())
+      return err;
     for (size_t i = 0; i < launch.args.size(); ++i) {
       s.pointers.push_back(s.slots[i].bytes);
       if (!v.params[i].isPointer) {
@@ -558,6 +576,7 @@ int runBench(cuda::Driver &driver, Builds &builds, bool checkOnly, int64_t perSm
             BenchRow row{name, b, seqLen, heads, 0, mma, stage1Build(c, mma)};
             test::Variant &s1 = builds.at(row.stage1);
             err = driver.residency(s1.function, s1.threads, 0, row.perSM, row.registers);
+            row.perSM *= int(s1.programsPerCta); // CTAs an SM -> programs
             auto fail = [&] {
               std::printf("| %s%s | %lld | %lld | %lld | error: %s |\n", name.c_str(),
                           formulationSuffix(mma), (long long)b, (long long)seqLen,

@@ -251,6 +251,42 @@ TEST(JitCompiler, RegisterLimitIsPartOfTheKey) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(JitCompiler, ProgramsPerCtaSurviveTheDiskCacheAndAreInTheKey) {
+  std::string dir = ::testing::TempDir() + "/tilec-jit-pack-" + std::to_string(getpid());
+  CompileOptions options;
+  options.target = "sm_90a";
+  options.numWarps = 1;
+  for (int pass = 0; pass < 2; ++pass) { // cold, then a hit in a second compiler
+    auto compiler = jitCompiler(dir, [](const std::string &w) { ADD_FAILURE() << w; });
+    options.programsPerCta = 4;
+    auto packed = compiler.compile(kAdd, "add.tile", options);
+    ASSERT_TRUE(bool(packed)) << packed.message();
+    EXPECT_EQ(packed->programsPerCta, 4u) << "pass " << pass;
+    EXPECT_EQ(packed->threads, 128u) << "pass " << pass;
+    EXPECT_NE(packed->image.find(".maxntid 128, 1, 1"), std::string::npos);
+    options.programsPerCta = 1;
+    auto plain = compiler.compile(kAdd, "add.tile", options);
+    ASSERT_TRUE(bool(plain)) << plain.message();
+    EXPECT_EQ(plain->programsPerCta, 1u) << "pass " << pass;
+    EXPECT_EQ(plain->threads, 32u) << "pass " << pass;
+  }
+  EXPECT_EQ(DiskCache::open(dir, compilerBuildId(), 0, nullptr).list().size(), 2u);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(CtaGrid, DividesYByTheProgramsACta) {
+  unsigned grid[3] = {5, 24, 3}, out[3] = {};
+  EXPECT_EQ(ctaGrid(grid, 8, out), "");
+  EXPECT_EQ(out[0], 5u);
+  EXPECT_EQ(out[1], 3u);
+  EXPECT_EQ(out[2], 3u);
+  EXPECT_EQ(ctaGrid(grid, 1, out), "");
+  EXPECT_EQ(out[1], 24u);
+  unsigned odd[3] = {1, 12, 1};
+  EXPECT_EQ(ctaGrid(odd, 8, out), "grid dimension 1 is 12, not a multiple of the 8 programs a "
+                                  "CTA of this build (--programs-per-cta)");
+}
+
 } // namespace
 
 namespace {

@@ -61,6 +61,7 @@ struct Built {
   /// The tunable parameters' values it was built with (GPUBinary::config).
   tile::TuneConfig config;
   bool waitsOnPriorGrid;
+  unsigned programsPerCta;
 };
 
 /// One tuned configuration to embed.
@@ -240,7 +241,8 @@ int tilec::runAot(const std::string &file, const std::string &source, tile::Comp
       signature = {binary->kernel, binary->params};
       // PTX text for NVIDIA targets, the code object for AMD ones.
       built.push_back({target, variant, binary->binary.empty() ? binary->ptx : binary->binary,
-                       binary->threads, binary->config, binary->waitsOnPriorGrid});
+                       binary->threads, binary->config, binary->waitsOnPriorGrid,
+                       binary->programsPerCta});
       if (i)
         continue;
       std::vector<std::string> configs = {targetDefaults[target] =
@@ -356,12 +358,16 @@ int tilec::runAot(const std::string &file, const std::string &source, tile::Comp
         << "\nconst unsigned char kImage" << i << "[] = {\n" << bytesLiteral(built[i].image + '\0')
         << "};\n\n";
   src << "const tile::aot::Image kImages[] = {\n";
-  for (size_t i = 0; i < built.size(); ++i)
+  for (size_t i = 0; i < built.size(); ++i) {
+    // Trailing fields at their defaults are left out.
+    bool packed = built[i].programsPerCta > 1;
+    bool waits = built[i].waitsOnPriorGrid || packed;
     src << "    {\"" << built[i].target << "\", \"" << built[i].assumptions << "\", kImage" << i
         << ", sizeof(kImage" << i << ") - 1, " << built[i].threads
-        << (!imageConfigs[i].empty() ? ", " + cString(imageConfigs[i])
-            : built[i].waitsOnPriorGrid ? ", nullptr" : "")
-        << (built[i].waitsOnPriorGrid ? ", true" : "") << "},\n";
+        << (!imageConfigs[i].empty() ? ", " + cString(imageConfigs[i]) : waits ? ", nullptr" : "")
+        << (waits ? built[i].waitsOnPriorGrid ? ", true" : ", false" : "")
+        << (packed ? ", " + std::to_string(built[i].programsPerCta) : "") << "},\n";
+  }
   src << "};\n\n";
   if (!tuned.empty()) {
     src << "const tile::aot::Tuned kTuned[] = {\n";

@@ -88,13 +88,15 @@ TARGET is host (default), sm_80, sm_89, sm_90, sm_90a, gfx90a, gfx942 or gfx950.
 const char *kCompileUsage = R"(usage: tilec compile FILE --target=TARGET -o OUT [-D NAME=VALUE]...
                      [--kernel NAME] [--num-warps=N] [--assume NAME=DIV]... [--time]
                      [--no-cache] [--cache-dir DIR] [--occupancy=N]
-                     [--max-registers=N] [--scalarize] [--code-object=5|6]
+                     [--max-registers=N] [--programs-per-cta=K] [--scalarize]
+                     [--code-object=5|6]
 
 TARGET is sm_80, sm_89, sm_90 or sm_90a (OUT is PTX text) or gfx90a, gfx942 or
 gfx950 (OUT is an HSA code object, e.g. OUT.hsaco; --code-object picks its
 version, default 5). Writes OUT and, beside it, OUT.meta: one 'key value' line
 each for kernel, target, threads, shared_bytes ('prior_grid_wait 1' after them
-when the kernel calls gdc_wait()), one 'param NAME TYPE' line
+when the kernel calls gdc_wait(), 'programs_per_cta K' with K > 1), one
+'param NAME TYPE' line
 per runtime parameter, in order, and one 'tunable NAME VALUE' line per tunable
 parameter with the value it was built with (after any shrink, see below).
 --num-warps sets the warps per program (default 4; a warp is 32 threads on
@@ -105,6 +107,10 @@ vectorised; the caller must only launch it with such arguments.
 --max-registers (NVIDIA targets) caps the registers a thread may use, 16 to
 255 (PTX .maxnreg; default: ptxas's choice): fewer registers let more warps
 share an SM, at the price of spills to local memory.
+--programs-per-cta=K (NVIDIA targets, 1 to 16; default 1) runs K programs that
+follow each other along axis 1 as one CTA of K times the threads, each with its
+own barriers and shared memory, so that they share an SM: threads is then the
+CTA's and a launch's grid y must be a multiple of K (it runs y / K CTAs).
 --scalarize runs LLVM's Scalarizer (vector operations of 32 bits and wider
 split into scalars) and InstCombine before LLVM's -O pipeline: a measured
 choice per kernel (it helps some and slows others).
@@ -281,6 +287,8 @@ std::string parseArgs(const std::vector<std::string> &args, bool wantStage, Comm
         out.options.divisibility[spec.substr(0, eq)] = div;
     } else if (a == "--occupancy" || a.rfind("--occupancy=", 0) == 0) {
       err = rangeValue("--occupancy", 1, 64, "workgroups per SM/CU", out.options.occupancy);
+    } else if (a == "--programs-per-cta" || a.rfind("--programs-per-cta=", 0) == 0) {
+      err = rangeValue("--programs-per-cta", 1, 16, "programs a CTA", out.options.programsPerCta);
     } else if (a == "--max-registers" || a.rfind("--max-registers=", 0) == 0) {
       err = rangeValue("--max-registers", 16, 255, "registers a thread", out.options.maxRegisters);
     } else if (command == "compile" && a == "--scalarize") {
@@ -430,6 +438,8 @@ int runCompile(const CommonArgs &args) {
        << binary->threads << "\nshared_bytes " << binary->sharedBytes << "\n";
   if (binary->waitsOnPriorGrid)
     meta << "prior_grid_wait 1\n";
+  if (binary->programsPerCta > 1)
+    meta << "programs_per_cta " << binary->programsPerCta << "\n";
   for (auto &p : binary->params)
     meta << "param " << p.name << " " << tile::paramTypeName(p) << "\n";
   for (auto &[name, value] : binary->config)

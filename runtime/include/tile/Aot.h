@@ -25,6 +25,8 @@ struct Image {
   const char *config = nullptr;
   /// The kernel calls gdc_wait() (GPUBinary::waitsOnPriorGrid).
   bool waitsOnPriorGrid = false;
+  /// GPUBinary::programsPerCta.
+  unsigned programsPerCta = 1;
 };
 
 /// A configuration chosen by tuning ahead of time (`tilec tune`) for one

@@ -42,7 +42,10 @@ struct KernelBinary {
   std::vector<ParamInfo> params;
   /// PTX or cubin (CUDA), a code object (HIP); empty for the host.
   std::string image;
+  /// Threads a CTA (GPUBinary::threads).
   unsigned threads = 0;
+  /// GPUBinary::programsPerCta.
+  unsigned programsPerCta = 1;
   int64_t sharedBytes = 0;
   /// GPUBinary::waitsOnPriorGrid: CUDA launches it with programmatic
   /// dependent launch.

@@ -60,6 +60,12 @@ struct CompileOptions {
   /// helps some kernels and slows others: TurboQuant's MSE stage 1 takes it
   /// (bench/RESULTS.md runs 80 and 88).
   bool scalarize = false;
+  /// NVIDIA targets: programs a CTA. K consecutive programs along axis 1
+  /// (program_id(1) = K y + j) run as one CTA of K times the threads, each
+  /// with its own barriers and shared memory, so that they share an SM; a
+  /// launch's grid y must be a multiple of K. Results do not change; the
+  /// host target runs programs one by one whatever K is.
+  unsigned programsPerCta = 1;
 };
 
 /// The element type of a kernel parameter.
@@ -190,8 +196,11 @@ struct GPUBinary {
   std::vector<ParamInfo> params;
   /// Static shared memory the kernel uses, in bytes.
   int64_t sharedBytes = 0;
-  /// Threads per program (block size).
+  /// Threads a CTA (block size): a program's times programsPerCta.
   unsigned threads = 0;
+  /// CompileOptions::programsPerCta: a launch runs grid y / programsPerCta
+  /// CTAs along y.
+  unsigned programsPerCta = 1;
   /// The kernel calls gdc_wait(): it may be launched with programmatic
   /// dependent launch (CUDA sm_90+), overlapping the kernel before it.
   bool waitsOnPriorGrid = false;
@@ -209,6 +218,19 @@ struct GPUBinary {
   /// "over-budget", the compile and plan that preceded the final one.
   std::vector<std::pair<std::string, double>> phaseMs;
 };
+
+/// The CTA grid that runs a launch of `grid` programs of a build with
+/// `programsPerCta` programs a CTA (GPUBinary::programsPerCta): y divided by
+/// it. "" or, when y is not a multiple, why not.
+inline std::string ctaGrid(const unsigned grid[3], unsigned programsPerCta, unsigned out[3]) {
+  if (grid[1] % programsPerCta)
+    return "grid dimension 1 is " + std::to_string(grid[1]) + ", not a multiple of the " +
+           std::to_string(programsPerCta) + " programs a CTA of this build (--programs-per-cta)";
+  out[0] = grid[0];
+  out[1] = grid[1] / programsPerCta;
+  out[2] = grid[2];
+  return "";
+}
 
 /// Compiles one kernel for a GPU target (PTX for NVIDIA, a code object for AMD).
 Result<GPUBinary> compileForGPU(const std::string &source, const std::string &fileName,
