@@ -69,13 +69,10 @@ struct NVPTXPackPrograms : PassWrapper<NVPTXPackPrograms, OperationPass<ModuleOp
 
   LogicalResult pack(func::FuncOp func, LLVM::GlobalOp array) {
     auto threadsAttr = func->getAttrOfType<IntegerAttr>("tile.threads");
-    if (!threadsAttr)
-      return func.emitError("tile-nvptx-pack-programs: the kernel has no tile.threads");
+    assert(threadsAttr && "tile-assign-layouts sets a kernel's threads");
     int64_t k = programs, threads = threadsAttr.getInt();
     assert(threads % 32 == 0 && "a program is whole warps");
-    if (threads > 32 && k > 16)
-      return func.emitError("tile-nvptx-pack-programs: ")
-             << k << " programs a CTA need " << k << " barriers, PTX has 16";
+    assert(k <= 16 && "checkProgramsPerCta: one of PTX's 16 barriers a program");
 
     OpBuilder b(func.getContext());
     Location loc = func.getLoc();

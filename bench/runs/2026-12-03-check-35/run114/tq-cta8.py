@@ -11,7 +11,7 @@ its own copy of `__tile_shared` and its `bar.sync 0` becomes a warp barrier (a p
 warp), so the real kernel runs and can be checked. tq-cta8-driver.diff makes
 tq-gpu launch such a build (TILE_CTA_Y=8: grid y / 8, 8 x the threads).
 
-    bench/experiments/tq-cta8.py IN.ptx OUT.ptx [--lockstep]
+    bench/runs/2026-12-03-check-35/run114/tq-cta8.py IN.ptx OUT.ptx [--lockstep]
 """
 import re
 import sys
