@@ -456,14 +456,16 @@ std::string LayoutVariant::name() const {
   std::string s = kernel;
   for (const auto &[key, value] : defines)
     s += "." + key + value;
-  return s + ".w" + std::to_string(numWarps);
+  return s + ".w" + std::to_string(numWarps) +
+         (programsPerCta > 1 ? ".c" + std::to_string(programsPerCta) : "");
 }
 
 std::string LayoutVariant::tilecArgs() const {
   std::string s = "--kernel " + kernel;
   for (const auto &[key, value] : defines)
     s += " -D " + key + "=" + value;
-  return s + " --num-warps " + std::to_string(numWarps);
+  return s + " --num-warps " + std::to_string(numWarps) +
+         (programsPerCta > 1 ? " --programs-per-cta " + std::to_string(programsPerCta) : "");
 }
 
 std::vector<LayoutVariant> tile::layouts::layoutVariants() {
@@ -479,6 +481,11 @@ std::vector<LayoutVariant> tile::layouts::layoutVariants() {
     out.push_back({"col_sums", {{"BM", std::to_string(bm)}, {"BN", std::to_string(bn)}}, w});
   for (auto [b, w] : std::vector<std::array<unsigned, 2>>{{32, 4}, {16, 1}, {64, 8}, {8, 4}})
     out.push_back({"transpose_stats", {{"B", std::to_string(b)}}, w});
+  // The same with several programs a CTA (program_id(1) = K ctaid.y + the
+  // program's place, a shared-memory slice and barrier each): one-warp
+  // programs (bar.warp.sync) and four-warp ones (named barriers).
+  for (auto [b, w, k] : std::vector<std::array<unsigned, 3>>{{16, 1, 4}, {32, 4, 2}, {8, 2, 8}})
+    out.push_back({"transpose_stats", {{"B", std::to_string(b)}}, w, k});
   // dot: warps tiling rows and columns, repeated instruction tiles, K steps.
   // Element types: 0 f16, 1 bf16, 2 f8e4m3, 3 f8e5m2. On sm_90a the last five
   // take wgmma (M a multiple of 64, whole warpgroups, K rows of 128 bytes):
@@ -535,7 +542,11 @@ std::vector<std::pair<int64_t, int64_t>> tile::layouts::layoutShapes(const Layou
     int64_t bn = define(v, "BN");
     return {{1, 1}, {7, std::min<int64_t>(100, bn)}, {33, bn}, {129, bn - 3}};
   }
-  if (v.kernel == "col_sums")
+  if (v.programsPerCta > 1) { // transpose_stats: cdiv(N, B) blocks along y, a multiple of K
+    int64_t span = define(v, "B") * v.programsPerCta;
+    return {{1, span}, {50, 2 * span - 5}, {129, span}};
+  }
+    if (v.kernel == "col_sums")
     return {{1, 1}, {100, 70}, {257, 300}, {1000, 64}};
   if (v.kernel == "fp8_codes") // M * N codes
     return {{1, 1}, {1, 256}, {3, 171}, {16, 256}};

@@ -26,7 +26,11 @@ struct LayoutVariant {
   std::string kernel;
   std::map<std::string, std::string> defines;
   unsigned numWarps;
-  /// "softmax_rows.BM4.BN256.w4": the file name of its build.
+  /// --programs-per-cta (NVIDIA; the host runs programs one by one): its
+  /// shapes keep the grid's y a multiple of it.
+  unsigned programsPerCta = 1;
+  /// "softmax_rows.BM4.BN256.w4" (".c2" after it when packed): the file name
+  /// of its build.
   std::string name() const;
   /// The `tilec compile` arguments that build it (without -o and --target).
   std::string tilecArgs() const;
