@@ -288,7 +288,11 @@ std::string parseArgs(const std::vector<std::string> &args, bool wantStage, Comm
     } else if (a == "--occupancy" || a.rfind("--occupancy=", 0) == 0) {
       err = rangeValue("--occupancy", 1, 64, "workgroups per SM/CU", out.options.occupancy);
     } else if (a == "--programs-per-cta" || a.rfind("--programs-per-cta=", 0) == 0) {
-      err = rangeValue("--programs-per-cta", 1, 16, "programs a CTA", out.options.programsPerCta);
+      err = command == "budget"
+                ? "--programs-per-cta is not a budget option: budget plans one program's shared "
+                  "memory (compile checks the CTA's, K programs of it)"
+                : rangeValue("--programs-per-cta", 1, 16, "programs a CTA",
+                             out.options.programsPerCta);
     } else if (a == "--max-registers" || a.rfind("--max-registers=", 0) == 0) {
       err = rangeValue("--max-registers", 16, 255, "registers a thread", out.options.maxRegisters);
     } else if (command == "compile" && a == "--scalarize") {
