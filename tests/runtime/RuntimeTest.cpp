@@ -318,4 +318,24 @@ kernel gather(x: ptr<f32>, y: ptr<f32>, s: i32, n: i32) {
   EXPECT_EQ((*kernel)->numVariants(), 2u);
 }
 
+TEST(Runtime, HostRunsPackedProgramsOneByOne) {
+  // --programs-per-cta is an NVIDIA launch shape: the host target runs every
+  // program, whatever the grid's y, with the same program ids.
+  auto rt = hostRuntime();
+  const char *source = R"(
+kernel ids(out: ptr<i32>) {
+  let p = program_id(0) * num_programs(1) + program_id(1);
+  store(out + p, p * 10 + num_programs(1));
+}
+)";
+  CompileOptions options;
+  options.programsPerCta = 4;
+  auto kernel = rt->loadSource(source, "ids.tile", options);
+  ASSERT_TRUE(bool(kernel)) << kernel.message();
+  std::vector<int32_t> out(6, -1);
+  ASSERT_EQ(rt->launch(*kernel, {2, 3, 1}, {Arg::pointer(out.data())}), "");
+  for (int p = 0; p < 6; ++p)
+    EXPECT_EQ(out[p], p * 10 + 3) << p;
+}
+
 } // namespace
