@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Tabulates bench/compiler-ab.sh's files: each timing row of norm-gpu --time-only, mqa-gpu and tq-gpu,
-the base's time (first run) and the variant's ratio to the base in each of the two runs.
+the base's time (first run) and the variant's ratio to the base in each of the two runs (a stage 1
+build's `.cK` suffix, --programs-per-cta, does not count: the rows pair up with the unpacked build's).
 
     python3 bench/compiler-ab.py FILES_AT/compiler-ab.tar.xz
     python3 bench/compiler-ab.py --self-test      (the parsing, on lines of the three programs' formats)
@@ -19,7 +20,10 @@ def rows(text):
     for line in text.splitlines():
         if line.startswith("TQ-JSON "):
             r = json.loads(line[len("TQ-JSON "):])
-            out[f"{r['stage1_build']} {r['B']}x{r['seq_len']}"] = round(1000 * r["ms"], 3)
+            # A stage 1 build's `.cK` (--programs-per-cta) is how it is launched, not another
+            # kernel: base and variant rows pair up whether or not one of them packs.
+            build = re.sub(r"\.c\d+$", "", r["stage1_build"])
+            out[f"{build} {r['B']}x{r['seq_len']}"] = round(1000 * r["ms"], 3)
             continue
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if not line.startswith("| ") or len(cells) < 3 or cells[0] in ("kernel", "---"):
@@ -50,6 +54,8 @@ def self_test():
           '"stage1_ms": 0.171712, "stage2_ms": 0.006848, "mma": 2, '
           '"stage1_build": "turboquant_decode_stage1.d128.k4v4.h4.mma.tok"}\n')
     assert rows(tq) == {"turboquant_decode_stage1.d128.k4v4.h4.mma.tok 32x8192": 184.736}, rows(tq)
+    packed = tq.replace('h4.mma.tok"', 'h4.mma.tok.c4"')
+    assert rows(packed) == rows(tq), rows(packed)
     print("bench/compiler-ab.py self-test: passed")
 
 
