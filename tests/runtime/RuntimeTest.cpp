@@ -285,6 +285,7 @@ TEST(CtaGrid, DividesYByTheProgramsACta) {
   unsigned odd[3] = {1, 12, 1};
   EXPECT_EQ(ctaGrid(odd, 8, out), "grid dimension 1 is 12, not a multiple of the 8 programs a "
                                   "CTA of this build (--programs-per-cta)");
+  EXPECT_NE(ctaGrid(odd, 0, out), "");
 }
 
 } // namespace

@@ -223,6 +223,8 @@ struct GPUBinary {
 /// `programsPerCta` programs a CTA (GPUBinary::programsPerCta): y divided by
 /// it. "" or, when y is not a multiple, why not.
 inline std::string ctaGrid(const unsigned grid[3], unsigned programsPerCta, unsigned out[3]) {
+  if (programsPerCta == 0)
+    return "a build with 0 programs a CTA (its programs_per_cta must be 1 to 16)";
   if (grid[1] % programsPerCta)
     return "grid dimension 1 is " + std::to_string(grid[1]) + ", not a multiple of the " +
            std::to_string(programsPerCta) + " programs a CTA of this build (--programs-per-cta)";
