@@ -422,9 +422,9 @@ std::string Runtime::run(Kernel &kernel, const Kernel::Variant &variant,
     pointers[i] = slots[i].bytes;
   }
   std::vector<void *> argv(pointers, pointers + params.size());
-  unsigned programs[3] = {grid[0], grid[1], grid[2]}, g[3];
+  unsigned g[3];
   const KernelBinary &b = variant.binary;
-  if (std::string err = ctaGrid(programs, b.programsPerCta, g); !err.empty())
+  if (std::string err = ctaGrid(grid, b.programsPerCta, g); !err.empty())
     return err;
   if (kind == Backend::Cuda)
     return drivers->cuda->launch(variant.function, g, b.threads, 0, argv, stream,

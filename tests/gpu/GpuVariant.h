@@ -102,9 +102,9 @@ public:
         err = driver.copyToDevice(device[i], args[i].ptr, bytes[i]);
       std::memcpy(slots[i].bytes, &device[i], 8);
     }
-    unsigned programs[3] = {grid[0], grid[1], grid[2]}, g[3];
+    unsigned g[3];
     if (err.empty())
-      err = ctaGrid(programs, v.programsPerCta, g);
+      err = ctaGrid(grid, v.programsPerCta, g);
     if (err.empty())
       err = driver.launch(v.function, g, v.threads, 0, pointers, nullptr, v.waitsOnPriorGrid);
     if (err.empty())

@@ -319,8 +319,7 @@ public:
       return v.kernel + " has " + std::to_string(v.params.size()) + " parameters, expected " +
              std::to_string(launch.args.size());
     Step s{&v, {}, std::vector<test::ArgSlot>(launch.args.size()), {}};
-    unsigned programs[3] = {launch.grid[0], launch.grid[1], launch.grid[2]};
-    if (std::string err = ctaGrid(programs, v.programsPerCta, s.grid); !err.empty())
+    if (std::string err = ctaGrid(launch.grid, v.programsPerCta, s.grid); !err.empty())
       return err;
     for (size_t i = 0; i < launch.args.size(); ++i) {
       s.pointers.push_back(s.slots[i].bytes);

@@ -275,14 +275,15 @@ TEST(JitCompiler, ProgramsPerCtaSurviveTheDiskCacheAndAreInTheKey) {
 }
 
 TEST(CtaGrid, DividesYByTheProgramsACta) {
-  unsigned grid[3] = {5, 24, 3}, out[3] = {};
+  unsigned out[3] = {};
+  std::array<uint32_t, 3> grid = {5, 24, 3};
   EXPECT_EQ(ctaGrid(grid, 8, out), "");
   EXPECT_EQ(out[0], 5u);
   EXPECT_EQ(out[1], 3u);
   EXPECT_EQ(out[2], 3u);
   EXPECT_EQ(ctaGrid(grid, 1, out), "");
   EXPECT_EQ(out[1], 24u);
-  unsigned odd[3] = {1, 12, 1};
+  std::array<uint32_t, 3> odd = {1, 12, 1};
   EXPECT_EQ(ctaGrid(odd, 8, out), "grid dimension 1 is 12, not a multiple of the 8 programs a "
                                   "CTA of this build (--programs-per-cta)");
   EXPECT_NE(ctaGrid(odd, 0, out), "");

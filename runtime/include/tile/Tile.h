@@ -222,7 +222,8 @@ struct GPUBinary {
 /// The CTA grid that runs a launch of `grid` programs of a build with
 /// `programsPerCta` programs a CTA (GPUBinary::programsPerCta): y divided by
 /// it. "" or, when y is not a multiple, why not.
-inline std::string ctaGrid(const unsigned grid[3], unsigned programsPerCta, unsigned out[3]) {
+inline std::string ctaGrid(const std::array<uint32_t, 3> &grid, unsigned programsPerCta,
+                           unsigned out[3]) {
   if (programsPerCta == 0)
     return "a build with 0 programs a CTA (its programs_per_cta must be 1 to 16)";
   if (grid[1] % programsPerCta)
