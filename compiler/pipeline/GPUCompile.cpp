@@ -95,13 +95,21 @@ private:
 /// Runs the GPU pipeline on `module` and marks the kernel for the target.
 std::string lowerGPU(mlir::ModuleOp module, const CompileOptions &options, bool toLLVM,
                      int64_t &sharedBytes, unsigned &threads) {
+  std::string targetError;
+  auto target = mlir::tileir::createGPUTargetInfo(options.target, targetError);
+  // Here, not in checkTarget: options.numWarps is the kernel's own when it
+  // has a `num_warps` parameter.
+  unsigned k = options.programsPerCta, perCta = k * options.numWarps * target->warpSize();
+  if (k > 1 && perCta > target->maxThreadsPerBlock())
+    return "--programs-per-cta=" + std::to_string(k) + " with " +
+           std::to_string(options.numWarps) + " warps a program makes " + std::to_string(perCta) +
+           " threads a CTA but " + target->name().str() + " allows at most " +
+           std::to_string(target->maxThreadsPerBlock());
   mlir::PassManager pm(module.getContext());
   buildGPUPipeline(pm, options, toLLVM);
   std::string err = runPasses(pm, module);
   if (!err.empty())
     return err;
-  std::string targetError;
-  auto target = mlir::tileir::createGPUTargetInfo(options.target, targetError);
   for (mlir::Operation &op : module.getBody()->getOperations()) {
     if (!op.hasAttr("tile.kernel"))
       continue;
@@ -173,26 +181,6 @@ Result<std::string> translateAndEmit(mlir::ModuleOp module, const CompileOptions
   return text;
 }
 
-/// "" when --programs-per-cta fits `target` with `numWarps` warps a program.
-std::string checkProgramsPerCta(const CompileOptions &options,
-                                const mlir::tileir::GPUTargetInfo &target, unsigned numWarps) {
-  unsigned k = options.programsPerCta;
-  if (k == 1)
-    return "";
-  std::string flag = "--programs-per-cta=" + std::to_string(k);
-  if (k == 0 || k > 16)
-    return "--programs-per-cta must be 1 to 16 (PTX has 16 barriers a CTA), got " +
-           std::to_string(k);
-  if (!mlir::tileir::lookupNVPTXChip(options.target))
-    return flag + " applies to NVIDIA targets only, not " + target.name().str();
-  unsigned threads = k * numWarps * target.warpSize();
-  if (threads > target.maxThreadsPerBlock())
-    return flag + " with " + std::to_string(numWarps) + " warps a program makes " +
-           std::to_string(threads) + " threads a CTA but " + target.name().str() +
-           " allows at most " + std::to_string(target.maxThreadsPerBlock());
-  return "";
-}
-
 /// "" when `options` can be compiled for its target, else the reason.
 std::string checkTarget(const CompileOptions &options) {
   std::string error;
@@ -211,7 +199,14 @@ std::string checkTarget(const CompileOptions &options) {
            std::to_string(options.numWarps * warp) + " threads a program but " +
            target->name().str() + " allows at most " + std::to_string(limit) + " (" +
            std::to_string(limit / warp) + " warps of " + std::to_string(warp) + ")";
-  return checkProgramsPerCta(options, *target, options.numWarps);
+  unsigned k = options.programsPerCta;
+  if (k == 0 || k > 16)
+    return "--programs-per-cta must be 1 to 16 (PTX has 16 barriers a CTA), got " +
+           std::to_string(k);
+  if (k > 1 && !mlir::tileir::lookupNVPTXChip(options.target))
+    return "--programs-per-cta=" + std::to_string(k) + " applies to NVIDIA targets only, not " +
+           target->name().str();
+  return "";
 }
 
 } // namespace
@@ -256,14 +251,12 @@ Result<GPUBinary> tile::compileForGPU(const std::string &source, const std::stri
   CompileOptions effective = options;
   if ((*front)->signature.numWarps) // a `num_warps` compile-time parameter wins
     effective.numWarps = unsigned((*front)->signature.numWarps);
-  auto target = mlir::tileir::createGPUTargetInfo(options.target, targetError);
-  std::string err = checkProgramsPerCta(effective, *target, effective.numWarps);
-  if (err.empty())
-    err = lowerGPU(module, effective, true, binary.sharedBytes, binary.threads);
+  std::string err = lowerGPU(module, effective, true, binary.sharedBytes, binary.threads);
   if (!err.empty())
     return Result<GPUBinary>::failure(err);
   clock.lap("lowering");
   binary.programsPerCta = options.programsPerCta;
+  auto target = mlir::tileir::createGPUTargetInfo(options.target, targetError);
   int64_t budget = std::min(target->staticSharedMemoryPerBlock(),
                             occupancyBudget(target->sharedMemoryPerCU(), options.occupancy));
   if (binary.sharedBytes > budget && options.programsPerCta > 1)
