@@ -114,7 +114,7 @@ int64_t ctaPrograms(const TqCase &c, int mma) {
 
 std::string formulationArgs(const TqCase &c, int mma) {
   int kbits = c.kbits;
-  int64_t heads = c.headsPerProgram;
+  int64_t heads = c.headsPerProgram, packed = ctaPrograms(c, mma);
   // BLOCK_T 16 and the register caps: the fastest on the H200 (bench/RESULTS.md runs 57, 61,
   // 62, 74, 76, 77). A one-warp program's registers come from one scheduler's quarter of the
   // register file: up to 170 a thread hold 3 programs a scheduler, 128 hold 4. fp8 keys at
@@ -131,8 +131,7 @@ std::string formulationArgs(const TqCase &c, int mma) {
             : heads > 1  ? " --scalarize"
                          : "") +
            (specialisesPage(c, mma) ? " -D PAGE=" + std::to_string(c.blockSize) : "") +
-           (ctaPrograms(c, mma) > 1 ? " --programs-per-cta=" + std::to_string(ctaPrograms(c, mma))
-                                    : "");
+           (packed > 1 ? " --programs-per-cta=" + std::to_string(packed) : "");
   return mma == 0 ? "" : " -D MMA=1 -D BLOCK_T=32";
 }
 /// Warps a program of each formulation runs: with --programs-per-sm N the
