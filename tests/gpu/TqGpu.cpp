@@ -99,17 +99,15 @@ const char *formulationSuffix(int mma) {
 bool specialisesPage(const TqCase &c, int mma) {
   return mma == 2 && (c.kbits == 3 || c.headsPerProgram == 1);
 }
-/// Programs a CTA of stage 1 (--programs-per-cta): fp8 keys' `.mma.tok`
-/// with the group's heads runs 8 programs that follow each other along
-/// program_id(1), a token row's kv heads at the benchmark's Hkv = 8, as one
-/// CTA, where the grid's y (Hq / HEADS) is a multiple of 8 (`.c8`): 0.88-0.95x
-/// the time at the goal shapes (bench/RESULTS.md run 115). MSE keys' builds
-/// are one warp a program too but not measured packed yet.
+/// Programs a CTA of stage 1 (--programs-per-cta): fp8 keys' `.mma.tok` runs
+/// 8 programs that follow each other along program_id(1) as one CTA, where the
+/// grid's y (Hq / HEADS) is a multiple of 8 (`.c8`). With the group's heads
+/// those are a token row's kv heads at the benchmark's Hkv = 8: 0.88-0.95x the
+/// time at the goal shapes (bench/RESULTS.md runs 115, 116); with one head a
+/// program, two kv heads' query heads: 0.913x at 32 x 8192 (run 117). MSE
+/// keys' builds packed 4 a CTA took 0.99-1.03x (run 117): not packed.
 int64_t ctaPrograms(const TqCase &c, int mma) {
-  return mma == 2 && c.kbits == 8 && c.headsPerProgram > 1 &&
-                 (c.hq / c.headsPerProgram) % 8 == 0
-             ? 8
-             : 1;
+  return mma == 2 && c.kbits == 8 && (c.hq / c.headsPerProgram) % 8 == 0 ? 8 : 1;
 }
 
 std::string formulationArgs(const TqCase &c, int mma) {
