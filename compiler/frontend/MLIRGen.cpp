@@ -203,6 +203,7 @@ MLIRGen::generate(StringRef kernelName, const std::map<std::string, std::string>
         return nullptr;
       }
       signature->numWarps = v->i;
+      signature->numWarpsLoc = p.loc;
     }
     if (!p.candidates.empty() && !collectTunable(p, *v, *signature))
       return nullptr;

@@ -3,6 +3,7 @@
 
 #include "tile/Dialect/TileDialect.h"
 #include "tile/Frontend/Parser.h"
+#include "tile/Target/GPUTarget.h"
 #include "tile/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
@@ -166,6 +167,26 @@ Result<std::shared_ptr<FrontendOutput>> tile::runFrontend(const std::string &sou
                                &out->signature);
   if (!out->module)
     return Result<std::shared_ptr<FrontendOutput>>::failure(src.text);
+  std::string notGPU;
+  if (auto target = mlir::tileir::createGPUTargetInfo(options.target, notGPU)) {
+    // The warps a program runs: a `num_warps` parameter's, else --num-warps'.
+    const KernelSignature &sig = out->signature;
+    unsigned warps = sig.numWarps ? unsigned(sig.numWarps) : options.numWarps;
+    unsigned warp = target->warpSize(), limit = target->maxThreadsPerBlock();
+    if (warps * warp > limit) {
+      std::string message = std::to_string(warps) + " makes " +
+                            std::to_string(warps * warp) +
+                            " threads a program but " + target->name().str() +
+                            " allows at most " + std::to_string(limit) + " (" +
+                            std::to_string(limit / warp) + " warps of " +
+                            std::to_string(warp) + ")";
+      if (!sig.numWarps)
+        return Result<std::shared_ptr<FrontendOutput>>::failure(
+            fileName + ": error: --num-warps=" + message + "\n");
+      src.diags.error(sig.numWarpsLoc, "num_warps=" + message);
+      return Result<std::shared_ptr<FrontendOutput>>::failure(src.text);
+    }
+  }
   auto func = *out->module->getOps<mlir::func::FuncOp>().begin();
   for (auto &[name, divisor] : options.divisibility) {
     auto &params = out->signature.params;

@@ -193,12 +193,6 @@ std::string checkTarget(const CompileOptions &options) {
   if (options.maxRegisters && (options.maxRegisters < 16 || options.maxRegisters > 255))
     return "--max-registers must be 16 to 255 registers a thread, got " +
            std::to_string(options.maxRegisters);
-  unsigned warp = target->warpSize(), limit = target->maxThreadsPerBlock();
-  if (options.numWarps * warp > limit)
-    return "--num-warps=" + std::to_string(options.numWarps) + " makes " +
-           std::to_string(options.numWarps * warp) + " threads a program but " +
-           target->name().str() + " allows at most " + std::to_string(limit) + " (" +
-           std::to_string(limit / warp) + " warps of " + std::to_string(warp) + ")";
   unsigned k = options.programsPerCta;
   if (k == 0 || k > 16)
     return "--programs-per-cta must be 1 to 16 (PTX has 16 barriers a CTA), got " +

@@ -19,8 +19,10 @@ struct KernelSignature {
   std::vector<ParamInfo> params;
   std::vector<Tunable> tunables;
   std::vector<std::string> tuneKey;
-  /// The value of a `num_warps` compile-time parameter, 0 if none.
+  /// The value of a `num_warps` compile-time parameter, 0 if none, and where
+  /// the parameter is declared.
   int64_t numWarps = 0;
+  llvm::SMLoc numWarpsLoc;
 };
 
 /// Type-checks kernel `kernelName` of `module` (the only kernel when empty)
