@@ -100,7 +100,8 @@ when the kernel calls gdc_wait(), 'programs_per_cta K' with K > 1), one
 per runtime parameter, in order, and one 'tunable NAME VALUE' line per tunable
 parameter with the value it was built with (after any shrink, see below).
 --num-warps sets the warps per program (default 4; a warp is 32 threads on
-NVIDIA, a wavefront of 64 on AMD). --assume NAME=DIV
+NVIDIA, a wavefront of 64 on AMD; at most 1024 threads a program); a kernel's
+`num_warps` parameter wins over it. --assume NAME=DIV
 specialises the kernel on parameter NAME being divisible by DIV (a power of
 two; for a pointer: its address in bytes), which lets loads and stores be
 vectorised; the caller must only launch it with such arguments.
