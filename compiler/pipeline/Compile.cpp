@@ -174,12 +174,10 @@ Result<std::shared_ptr<FrontendOutput>> tile::runFrontend(const std::string &sou
     unsigned warps = sig.numWarps ? unsigned(sig.numWarps) : options.numWarps;
     unsigned warp = target->warpSize(), limit = target->maxThreadsPerBlock();
     if (warps * warp > limit) {
-      std::string message = std::to_string(warps) + " makes " +
-                            std::to_string(warps * warp) +
-                            " threads a program but " + target->name().str() +
-                            " allows at most " + std::to_string(limit) + " (" +
-                            std::to_string(limit / warp) + " warps of " +
-                            std::to_string(warp) + ")";
+      std::string message = std::to_string(warps) + " makes " + std::to_string(warps * warp) +
+                            " threads a program but " + target->name().str() + " allows at most " +
+                            std::to_string(limit) + " (" + std::to_string(limit / warp) +
+                            " warps of " + std::to_string(warp) + ")";
       if (!sig.numWarps)
         return Result<std::shared_ptr<FrontendOutput>>::failure(
             fileName + ": error: --num-warps=" + message + "\n");
