@@ -169,10 +169,12 @@ Result<std::shared_ptr<FrontendOutput>> tile::runFrontend(const std::string &sou
     return Result<std::shared_ptr<FrontendOutput>>::failure(src.text);
   std::string notGPU;
   if (auto target = mlir::tileir::createGPUTargetInfo(options.target, notGPU)) {
-    // The warps a program runs: a `num_warps` parameter's, else --num-warps'.
+    // The warps a program runs: a `num_warps` parameter's, else --num-warps';
+    // a program's threads and a CTA's (--programs-per-cta of them) must fit.
     const KernelSignature &sig = out->signature;
     unsigned warps = sig.numWarps ? unsigned(sig.numWarps) : options.numWarps;
     unsigned warp = target->warpSize(), limit = target->maxThreadsPerBlock();
+    unsigned k = options.programsPerCta, perCta = k * warps * warp;
     if (warps * warp > limit) {
       std::string message = std::to_string(warps) + " makes " + std::to_string(warps * warp) +
                             " threads a program but " + target->name().str() + " allows at most " +
@@ -184,6 +186,12 @@ Result<std::shared_ptr<FrontendOutput>> tile::runFrontend(const std::string &sou
       src.diags.error(sig.numWarpsLoc, "num_warps=" + message);
       return Result<std::shared_ptr<FrontendOutput>>::failure(src.text);
     }
+    if (k > 1 && perCta > limit)
+      return Result<std::shared_ptr<FrontendOutput>>::failure(
+          fileName + ": error: --programs-per-cta=" + std::to_string(k) + " with " +
+          std::to_string(warps) + " warps a program makes " + std::to_string(perCta) +
+          " threads a CTA but " + target->name().str() + " allows at most " +
+          std::to_string(limit) + "\n");
   }
   auto func = *out->module->getOps<mlir::func::FuncOp>().begin();
   for (auto &[name, divisor] : options.divisibility) {

@@ -95,21 +95,13 @@ private:
 /// Runs the GPU pipeline on `module` and marks the kernel for the target.
 std::string lowerGPU(mlir::ModuleOp module, const CompileOptions &options, bool toLLVM,
                      int64_t &sharedBytes, unsigned &threads) {
-  std::string targetError;
-  auto target = mlir::tileir::createGPUTargetInfo(options.target, targetError);
-  // Here, not in checkTarget: options.numWarps is the kernel's own when it
-  // has a `num_warps` parameter.
-  unsigned k = options.programsPerCta, perCta = k * options.numWarps * target->warpSize();
-  if (k > 1 && perCta > target->maxThreadsPerBlock())
-    return "--programs-per-cta=" + std::to_string(k) + " with " +
-           std::to_string(options.numWarps) + " warps a program makes " + std::to_string(perCta) +
-           " threads a CTA but " + target->name().str() + " allows at most " +
-           std::to_string(target->maxThreadsPerBlock());
   mlir::PassManager pm(module.getContext());
   buildGPUPipeline(pm, options, toLLVM);
   std::string err = runPasses(pm, module);
   if (!err.empty())
     return err;
+  std::string targetError;
+  auto target = mlir::tileir::createGPUTargetInfo(options.target, targetError);
   for (mlir::Operation &op : module.getBody()->getOperations()) {
     if (!op.hasAttr("tile.kernel"))
       continue;

@@ -546,7 +546,7 @@ std::vector<std::pair<int64_t, int64_t>> tile::layouts::layoutShapes(const Layou
     int64_t span = define(v, "B") * v.programsPerCta;
     return {{1, span}, {50, 2 * span - 5}, {129, span}};
   }
-    if (v.kernel == "col_sums")
+  if (v.kernel == "col_sums")
     return {{1, 1}, {100, 70}, {257, 300}, {1000, 64}};
   if (v.kernel == "fp8_codes") // M * N codes
     return {{1, 1}, {1, 256}, {3, 171}, {16, 256}};

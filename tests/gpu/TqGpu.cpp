@@ -19,10 +19,10 @@
 // (`.mma.tok`: -D MMA=2 --num-warps=1 -D BLOCK_T=16, 3-bit keys held to 152
 // registers and fp8 keys to 128; 3 or 4x the programs per SM; `.p16`: also
 // -D PAGE=16, specialised on the cache's block size, for 3-bit keys and one
-// head a program; `.c8`: --programs-per-cta=8, fp8 keys with the group's
-// heads where Hq / HEADS is a multiple of 8). Stage 2 comes in two forms,
-// one split at a time and `.s16` (-D SPLITS=16: 16 at a time), and a launch
-// takes the one tq::stage2Splits picks for its split count and rows.
+// head a program; `.c8`: --programs-per-cta=8, fp8 keys where Hq / HEADS is
+// a multiple of 8). Stage 2 comes in two forms, one split at a time and
+// `.s16` (-D SPLITS=16: 16 at a time), and a launch takes the one
+// tq::stage2Splits picks for its split count and rows.
 //
 // It checks at tier C (TqCheck) small ragged problems of every preset with
 // HEADS = group and 1, rows of up to 24 splits (stage 2's `.s16`), D = 64

@@ -72,7 +72,7 @@ struct NVPTXPackPrograms : PassWrapper<NVPTXPackPrograms, OperationPass<ModuleOp
     assert(threadsAttr && "tile-assign-layouts sets a kernel's threads");
     int64_t k = programs, threads = threadsAttr.getInt();
     assert(threads % 32 == 0 && "a program is whole warps");
-    assert(k <= 16 && "checkProgramsPerCta: one of PTX's 16 barriers a program");
+    assert(k <= 16 && "checkTarget: one of PTX's 16 barriers a program");
 
     OpBuilder b(func.getContext());
     Location loc = func.getLoc();
