@@ -1,0 +1,263 @@
+// A probe of the load path of TurboQuant's MSE stage 1 (k4v4, D = 128, Hkv = 8,
+// block_size = 16), not a kernel: it reads a block's slots as stage 1's `.mma.tok`
+// build does and gathers every key code from a lane-held table by shuffle, with
+// no matrix products or softmax, in two ways:
+//   direct  each lane loads its 16-bit words from global memory (16 key, 16 value
+//           and 6 field loads a 16-token block, the operand layouts' pattern)
+//   bulk    one lane copies each token's 16-byte aligned slot span into a padded
+//           shared-memory row with cp.async.bulk (TMA, completed on an mbarrier,
+//           one block ahead), and the lanes read the same words from there
+// Both sum the same values in the same order, so their checksums must match
+// bit for bit. Prints the time (median of 10 after 2 warm-ups) and GB/s over
+// the slot bytes. Built with nvcc -arch=sm_90a (cp.async.bulk is sm_90+):
+//   nvcc -O3 -arch=sm_90a -cudart static -o tq_stage_probe bench/probes/tq_stage_probe.cu
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cuda_runtime.h>
+#include <random>
+#include <vector>
+
+constexpr int kSlot = 134, kHkv = 8, kPage = 16, kBlock = 16, kRow = 176;
+constexpr int kValues = 66, kNorm = 64, kScale = 130;
+
+#define CHECK(x)                                                                         \
+  do {                                                                                   \
+    cudaError_t e = (x);                                                                 \
+    if (e != cudaSuccess) {                                                              \
+      std::fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e));    \
+      std::exit(1);                                                                      \
+    }                                                                                    \
+  } while (0)
+
+struct Args {
+  const uint8_t *cache;
+  const int *table;
+  float *out;
+  int seq, pagesPerSeq, splits;
+};
+
+// The 16-bit word at byte `at` of the slot (global or shared).
+__device__ uint32_t word(const uint8_t *p, int at) {
+  return *reinterpret_cast<const uint16_t *>(p + at);
+}
+
+// A lane's 15 words of one token's slot at `p`: 8 of the key (4 codes each), 4
+// of the values, 3 fields.
+constexpr int kWords = 15;
+__device__ void load(const uint8_t *p, int r, int g, uint32_t (&w)[kWords]) {
+#pragma unroll
+  for (int u = 0; u < 8; ++u)
+    w[u] = word(p, 8 * u + 2 * r);
+#pragma unroll
+  for (int i = 0; i < 4; ++i)
+    w[8 + i] = word(p, kValues + 2 * ((3 * g) & 7) + 16 * i);
+  w[12] = word(p, kNorm), w[13] = word(p, kScale), w[14] = word(p, kScale + 2);
+}
+
+// What a lane makes of them: its 32 key codes gathered from the table by
+// shuffle, and the rest, summed.
+__device__ float consume(const uint32_t (&w)[kWords], float level) {
+  float acc = 0.f;
+#pragma unroll
+  for (int u = 0; u < 8; ++u)
+#pragma unroll
+    for (int e = 0; e < 4; ++e)
+      acc += __shfl_sync(0xffffffffu, level, (w[u] >> (4 * e)) & 15);
+#pragma unroll
+  for (int i = 8; i < kWords; ++i)
+    acc += float(w[i]);
+  return acc;
+}
+
+__device__ int64_t slotAt(const Args &a, int b, int h, int tok) {
+  int page = a.table[b * a.pagesPerSeq + tok / kPage];
+  return (int64_t(page) * kPage + tok % kPage) * kHkv * kSlot + int64_t(h) * kSlot;
+}
+
+// One warp a program: (sequence b, kv head h, split s). The words of block
+// n + 1 are loaded while block n is consumed, as stage 1 does.
+__global__ void direct(Args a) {
+  int b = blockIdx.x, h = blockIdx.y, s = blockIdx.z, lane = threadIdx.x;
+  int per = a.seq / a.splits, start = s * per, end = start + per;
+  int r = lane % 4, g = lane / 4;
+  float level = 0.01f * (lane % 16) - 0.07f, acc = 0.f;
+  uint32_t cur[2][kWords], next[2][kWords];
+#pragma unroll
+  for (int row = 0; row < 2; ++row)
+    load(a.cache + slotAt(a, b, h, start + g + 8 * row), r, g, cur[row]);
+  for (int t0 = start; t0 < end; t0 += kBlock) {
+    int t1 = min(t0 + kBlock, end - kBlock);
+#pragma unroll
+    for (int row = 0; row < 2; ++row)
+      load(a.cache + slotAt(a, b, h, t1 + g + 8 * row), r, g, next[row]);
+#pragma unroll
+    for (int row = 0; row < 2; ++row)
+      acc += consume(cur[row], level);
+#pragma unroll
+    for (int row = 0; row < 2; ++row)
+#pragma unroll
+      for (int i = 0; i < kWords; ++i)
+        cur[row][i] = next[row][i];
+  }
+  a.out[((b * kHkv + h) * a.splits + s) * 32 + lane] = acc;
+}
+
+__device__ void bulkCopy(uint8_t *dst, const uint8_t *src, int bytes, uint64_t *bar) {
+  uint32_t d = uint32_t(__cvta_generic_to_shared(dst));
+  uint32_t m = uint32_t(__cvta_generic_to_shared(bar));
+  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], "
+               "%2, [%3];" ::"r"(d),
+               "l"(src), "r"(bytes), "r"(m)
+               : "memory");
+}
+
+__device__ void expect(uint64_t *bar, int bytes) {
+  uint32_t m = uint32_t(__cvta_generic_to_shared(bar));
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(m), "r"(bytes)
+               : "memory");
+}
+
+__device__ void wait(uint64_t *bar, uint32_t parity) {
+  uint32_t m = uint32_t(__cvta_generic_to_shared(bar));
+  asm volatile("{\n .reg .pred done;\n wait_%=:\n"
+               " mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+               " @!done bra wait_%=;\n}" ::"r"(m),
+               "r"(parity)
+               : "memory");
+}
+
+// Lane 0 copies the 16 slots of the block at t0 into stage `buf`: each slot's
+// 16-byte aligned span (at most 160 bytes) into a 176-byte row.
+__device__ void stage(const Args &a, int b, int h, int t0, uint8_t *buf, uint64_t *bar) {
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+  expect(bar, kBlock * 160);
+  for (int t = 0; t < kBlock; ++t) {
+    int64_t slot = slotAt(a, b, h, t0 + t);
+    bulkCopy(buf + t * kRow, a.cache + (slot & ~int64_t(15)), 160, bar);
+  }
+}
+
+__global__ void bulk(Args a) {
+  __shared__ alignas(128) uint8_t rows[2][kBlock * kRow];
+  __shared__ alignas(8) uint64_t bars[2];
+  int b = blockIdx.x, h = blockIdx.y, s = blockIdx.z, lane = threadIdx.x;
+  int per = a.seq / a.splits, start = s * per, end = start + per;
+  int r = lane % 4, g = lane / 4;
+  float level = 0.01f * (lane % 16) - 0.07f, acc = 0.f;
+  // Every slot of kv head h starts at the same byte mod 16 (Hkv SLOT % 16 == 0).
+  int skew = int((int64_t(h) * kSlot) & 15);
+  if (lane == 0) {
+    for (int i = 0; i < 2; ++i) {
+      uint32_t m = uint32_t(__cvta_generic_to_shared(&bars[i]));
+      asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(m));
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    stage(a, b, h, start, rows[0], &bars[0]);
+  }
+  __syncwarp();
+  // Block n is in stage n % 2, whose barrier completes its phase n / 2.
+  for (int t0 = start, n = 0; t0 < end; t0 += kBlock, ++n) {
+    int i = n & 1;
+    if (lane == 0 && t0 + kBlock < end)
+      stage(a, b, h, t0 + kBlock, rows[i ^ 1], &bars[i ^ 1]);
+    wait(&bars[i], uint32_t(n >> 1) & 1);
+    uint32_t w[2][kWords];
+#pragma unroll
+    for (int row = 0; row < 2; ++row)
+      load(rows[i] + (g + 8 * row) * kRow + skew, r, g, w[row]);
+#pragma unroll
+    for (int row = 0; row < 2; ++row)
+      acc += consume(w[row], level);
+    __syncwarp();
+  }
+  a.out[((b * kHkv + h) * a.splits + s) * 32 + lane] = acc;
+}
+
+int main(int argc, char **argv) {
+  int B = argc > 1 ? std::atoi(argv[1]) : 32, seq = argc > 2 ? std::atoi(argv[2]) : 8192;
+  int splits = argc > 3 ? std::atoi(argv[3]) : 6;
+  while ((seq / splits) % kBlock)
+    ++splits;
+  int pagesPerSeq = seq / kPage, pages = B * pagesPerSeq;
+  size_t bytes = size_t(pages) * kPage * kHkv * kSlot;
+  std::vector<uint64_t> host((bytes + 256) / 8);
+  std::mt19937_64 rng(20261203);
+  for (auto &x : host)
+    x = rng();
+  std::vector<int> table(pages);
+  for (int i = 0; i < pages; ++i)
+    table[i] = i;
+  std::shuffle(table.begin(), table.end(), rng);
+  Args a{};
+  uint8_t *cache;
+  int *bt;
+  float *out[2];
+  size_t outs = size_t(B) * kHkv * splits * 32;
+  CHECK(cudaMalloc(&cache, host.size() * 8));
+  CHECK(cudaMemcpy(cache, host.data(), host.size() * 8, cudaMemcpyHostToDevice));
+  CHECK(cudaMalloc(&bt, pages * sizeof(int)));
+  CHECK(cudaMemcpy(bt, table.data(), pages * sizeof(int), cudaMemcpyHostToDevice));
+  for (auto &o : out)
+    CHECK(cudaMalloc(&o, outs * sizeof(float)));
+  a.cache = cache, a.table = bt, a.seq = seq, a.pagesPerSeq = pagesPerSeq, a.splits = splits;
+  dim3 grid(B, kHkv, splits);
+  cudaEvent_t e0, e1;
+  CHECK(cudaEventCreate(&e0));
+  CHECK(cudaEventCreate(&e1));
+  // Each variant free, and held to 12 programs an SM as the real build is (168
+  // registers): dynamic shared memory the kernels do not use.
+  int sms;
+  CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  size_t pad = 18 * 1024;
+  CHECK(cudaFuncSetAttribute(direct, cudaFuncAttributeMaxDynamicSharedMemorySize, int(pad)));
+  CHECK(cudaFuncSetAttribute(bulk, cudaFuncAttributeMaxDynamicSharedMemorySize, int(pad)));
+  double gb = double(bytes) / 1e9;
+  int failed = 0;
+  cudaFuncAttributes bulkAttr;
+  CHECK(cudaFuncGetAttributes(&bulkAttr, bulk));
+  for (size_t smem : {size_t(0), pad}) {
+    double ms[2];
+    for (int v = 0; v < 2; ++v) {
+      a.out = out[v];
+      CHECK(cudaMemset(out[v], 0xff, outs * sizeof(float)));
+      std::vector<float> times;
+      for (int rep = 0; rep < 12; ++rep) {
+        CHECK(cudaEventRecord(e0));
+        if (v == 0)
+          direct<<<grid, 32, smem>>>(a);
+        else
+          bulk<<<grid, 32, smem ? smem - bulkAttr.sharedSizeBytes : 0>>>(a);
+        CHECK(cudaEventRecord(e1));
+        CHECK(cudaEventSynchronize(e1));
+        CHECK(cudaGetLastError());
+        float t;
+        CHECK(cudaEventElapsedTime(&t, e0, e1));
+        if (rep >= 2)
+          times.push_back(t);
+      }
+      std::sort(times.begin(), times.end());
+      ms[v] = times[times.size() / 2];
+    }
+    std::vector<float> r0(outs), r1(outs);
+    CHECK(cudaMemcpy(r0.data(), out[0], outs * sizeof(float), cudaMemcpyDeviceToHost));
+    CHECK(cudaMemcpy(r1.data(), out[1], outs * sizeof(float), cudaMemcpyDeviceToHost));
+    size_t mismatches = 0;
+    for (size_t i = 0; i < outs; ++i)
+      mismatches += !(r0[i] == r1[i]) || std::isnan(r0[i]);
+    int perSm[2];
+    CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm[0], direct, 32, smem));
+    CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &perSm[1], bulk, 32, smem ? smem - bulkAttr.sharedSizeBytes : 0));
+    std::printf("B=%d seq=%d splits=%d grid=%d (%d SMs), programs an SM %d/%d: direct %.1f us "
+                "(%.0f GB/s), bulk %.1f us (%.0f GB/s), bulk/direct %.3f, checksums %s (%zu of "
+                "%zu differ)\n",
+                B, seq, splits, B * kHkv * splits, sms, perSm[0], perSm[1], ms[0] * 1e3,
+                gb / ms[0] * 1e3, ms[1] * 1e3, gb / ms[1] * 1e3, ms[1] / ms[0],
+                mismatches ? "DIFFER" : "equal", mismatches, outs);
+    failed |= mismatches != 0;
+  }
+  return failed;
+}
