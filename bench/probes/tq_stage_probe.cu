@@ -23,13 +23,13 @@
 constexpr int kSlot = 134, kHkv = 8, kPage = 16, kBlock = 16, kRow = 176;
 constexpr int kValues = 66, kNorm = 64, kScale = 130;
 
-#define CHECK(x)                                                                         \
-  do {                                                                                   \
-    cudaError_t e = (x);                                                                 \
-    if (e != cudaSuccess) {                                                              \
-      std::fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e));    \
-      std::exit(1);                                                                      \
-    }                                                                                    \
+#define CHECK(x)                                                                                   \
+  do {                                                                                             \
+    cudaError_t e = (x);                                                                           \
+    if (e != cudaSuccess) {                                                                        \
+      std::fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e));              \
+      std::exit(1);                                                                                \
+    }                                                                                              \
   } while (0)
 
 struct Args {
