@@ -2,8 +2,10 @@
 // block_size = 16), not a kernel: it reads a block's slots as stage 1's `.mma.tok`
 // build does and gathers every key code from a lane-held table by shuffle, with
 // no matrix products or softmax, in two ways:
-//   direct  each lane loads its 16-bit words from global memory (16 key, 16 value
-//           and 6 field loads a 16-token block, the operand layouts' pattern)
+//   direct  each lane loads its 16-bit words from global memory one block ahead
+//           (16 key, 8 value and 6 field loads a 16-token block in the operand
+//           layouts' pattern; stage 1 makes 16 value loads, a lane holding four
+//           tokens' values where here it holds its two tokens')
 //   bulk    one lane copies each token's 16-byte aligned slot span into a padded
 //           shared-memory row with cp.async.bulk (TMA, completed on an mbarrier,
 //           one block ahead), and the lanes read the same words from there
