@@ -1,17 +1,22 @@
 // A probe of the load path of TurboQuant's MSE stage 1 (k4v4, D = 128, Hkv = 8,
 // block_size = 16), not a kernel: it reads a block's slots as stage 1's `.mma.tok`
 // build does and gathers every key code from a lane-held table by shuffle, with
-// no matrix products or softmax, in two ways:
-//   direct  each lane loads its 16-bit words from global memory one block ahead
-//           (16 key, 8 value and 6 field loads a 16-token block in the operand
-//           layouts' pattern; stage 1 makes 16 value loads, a lane holding four
-//           tokens' values where here it holds its two tokens')
-//   bulk    one lane copies each token's 16-byte aligned slot span into a padded
-//           shared-memory row with cp.async.bulk (TMA, completed on an mbarrier,
-//           one block ahead), and the lanes read the same words from there
-// Both sum the same values in the same order, so their checksums must match
-// bit for bit. Prints the time (median of 10 after 2 warm-ups) and GB/s over
-// the slot bytes. Built with nvcc -arch=sm_90a (cp.async.bulk is sm_90+):
+// no matrix products or softmax, in these ways:
+//   direct   each lane loads its 16-bit words from global memory one block ahead
+//            (16 key, 8 value and 6 field loads a 16-token block in the operand
+//            layouts' pattern; stage 1 makes 16 value loads, a lane holding four
+//            tokens' values where here it holds its two tokens'); direct2 loads
+//            two blocks ahead
+//   bulk     one lane copies each token's 16-byte aligned slot span into a padded
+//            shared-memory row with cp.async.bulk (TMA, completed on an mbarrier,
+//            one block ahead), and the lanes read the same words from there
+//   pageN    a program is 8 warps, one a kv head: one thread copies each page
+//            (its 16 tokens' slots of all 8 kv heads, contiguous) whole with one
+//            cp.async.bulk into a ring of N shared buffers, and each warp reads
+//            its head's words from there
+// All sum the same values in the same order, so their checksums must match bit
+// for bit. Prints the time (median of 10 after 2 warm-ups) and GB/s over the
+// slot bytes. Built with nvcc -arch=sm_90a (cp.async.bulk is sm_90+):
 //   nvcc -O3 -arch=sm_90a -cudart static -o tq_stage_probe bench/probes/tq_stage_probe.cu
 #include <algorithm>
 #include <cmath>
@@ -80,29 +85,34 @@ __device__ int64_t slotAt(const Args &a, int b, int h, int tok) {
 }
 
 // One warp a program: (sequence b, kv head h, split s). The words of block
-// n + 1 are loaded while block n is consumed, as stage 1 does.
-__global__ void direct(Args a) {
+// n + Depth are loaded while block n is consumed; stage 1 runs at Depth 1.
+template <int Depth> __global__ void direct(Args a) {
   int b = blockIdx.x, h = blockIdx.y, s = blockIdx.z, lane = threadIdx.x;
   int per = a.seq / a.splits, start = s * per, end = start + per;
   int r = lane % 4, g = lane / 4;
   float level = 0.01f * (lane % 16) - 0.07f, acc = 0.f;
-  uint32_t cur[2][kWords], next[2][kWords];
+  uint32_t w[Depth + 1][2][kWords];
 #pragma unroll
-  for (int row = 0; row < 2; ++row)
-    load(a.cache + slotAt(a, b, h, start + g + 8 * row), r, g, cur[row]);
+  for (int d = 0; d < Depth; ++d)
+#pragma unroll
+    for (int row = 0; row < 2; ++row)
+      load(a.cache + slotAt(a, b, h, min(start + d * kBlock, end - kBlock) + g + 8 * row), r, g,
+           w[d][row]);
   for (int t0 = start; t0 < end; t0 += kBlock) {
-    int t1 = min(t0 + kBlock, end - kBlock);
+    int ahead = min(t0 + Depth * kBlock, end - kBlock);
 #pragma unroll
     for (int row = 0; row < 2; ++row)
-      load(a.cache + slotAt(a, b, h, t1 + g + 8 * row), r, g, next[row]);
+      load(a.cache + slotAt(a, b, h, ahead + g + 8 * row), r, g, w[Depth][row]);
 #pragma unroll
     for (int row = 0; row < 2; ++row)
-      acc += consume(cur[row], level);
+      acc += consume(w[0][row], level);
 #pragma unroll
-    for (int row = 0; row < 2; ++row)
+    for (int d = 0; d < Depth; ++d)
 #pragma unroll
-      for (int i = 0; i < kWords; ++i)
-        cur[row][i] = next[row][i];
+      for (int row = 0; row < 2; ++row)
+#pragma unroll
+        for (int i = 0; i < kWords; ++i)
+          w[d][row][i] = w[d + 1][row][i];
   }
   a.out[((b * kHkv + h) * a.splits + s) * 32 + lane] = acc;
 }
@@ -178,6 +188,55 @@ __global__ void bulk(Args a) {
   a.out[((b * kHkv + h) * a.splits + s) * 32 + lane] = acc;
 }
 
+// A page holds block_size tokens' slots of every kv head, contiguous: 16 x 8 x
+// 134 = 17152 bytes, a multiple of 16. `page` copies each page whole with one
+// cp.async.bulk into a ring of Stages shared buffers, and each of its 8 warps
+// (one a kv head) reads its slot's words from there: a program is (sequence,
+// split) with 256 threads instead of (sequence, kv head, split) with 32.
+constexpr int kPageBytes = kPage * kHkv * kSlot;
+template <int Stages> __global__ void page(Args a) {
+  extern __shared__ __align__(128) uint8_t pages[];
+  __shared__ alignas(8) uint64_t bars[Stages];
+  int b = blockIdx.x, s = blockIdx.y, h = threadIdx.x / 32, lane = threadIdx.x % 32;
+  int per = a.seq / a.splits, start = s * per, blocks = per / kBlock;
+  int r = lane % 4, g = lane / 4;
+  float level = 0.01f * (lane % 16) - 0.07f, acc = 0.f;
+  auto issue = [&](int n) {
+    int p = a.table[b * a.pagesPerSeq + (start + n * kBlock) / kPage];
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+    expect(&bars[n % Stages], kPageBytes);
+    bulkCopy(pages + (n % Stages) * kPageBytes, a.cache + int64_t(p) * kPageBytes, kPageBytes,
+             &bars[n % Stages]);
+  };
+  if (threadIdx.x == 0) {
+    for (int i = 0; i < Stages; ++i) {
+      uint32_t m = uint32_t(__cvta_generic_to_shared(&bars[i]));
+      asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(m));
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    for (int n = 0; n < Stages - 1 && n < blocks; ++n)
+      issue(n);
+  }
+  __syncthreads();
+  // Block n is in buffer n % Stages, whose barrier completes its phase
+  // n / Stages; the buffer of block n - 1 is refilled once every warp is done.
+  for (int n = 0; n < blocks; ++n) {
+    __syncthreads();
+    if (threadIdx.x == 0 && n + Stages - 1 < blocks)
+      issue(n + Stages - 1);
+    wait(&bars[n % Stages], uint32_t(n / Stages) & 1);
+    const uint8_t *rows = pages + (n % Stages) * kPageBytes + h * kSlot;
+    uint32_t w[2][kWords];
+#pragma unroll
+    for (int row = 0; row < 2; ++row)
+      load(rows + (g + 8 * row) * kHkv * kSlot, r, g, w[row]);
+#pragma unroll
+    for (int row = 0; row < 2; ++row)
+      acc += consume(w[row], level);
+  }
+  a.out[((b * kHkv + h) * a.splits + s) * 32 + lane] = acc;
+}
+
 int main(int argc, char **argv) {
   int B = argc > 1 ? std::atoi(argv[1]) : 32, seq = argc > 2 ? std::atoi(argv[2]) : 8192;
   int splits = argc > 3 ? std::atoi(argv[3]) : 6;
@@ -196,42 +255,57 @@ int main(int argc, char **argv) {
   Args a{};
   uint8_t *cache;
   int *bt;
-  float *out[2];
-  size_t outs = size_t(B) * kHkv * splits * 32;
   CHECK(cudaMalloc(&cache, host.size() * 8));
   CHECK(cudaMemcpy(cache, host.data(), host.size() * 8, cudaMemcpyHostToDevice));
   CHECK(cudaMalloc(&bt, pages * sizeof(int)));
   CHECK(cudaMemcpy(bt, table.data(), pages * sizeof(int), cudaMemcpyHostToDevice));
-  for (auto &o : out)
-    CHECK(cudaMalloc(&o, outs * sizeof(float)));
   a.cache = cache, a.table = bt, a.seq = seq, a.pagesPerSeq = pagesPerSeq, a.splits = splits;
-  dim3 grid(B, kHkv, splits);
   cudaEvent_t e0, e1;
   CHECK(cudaEventCreate(&e0));
   CHECK(cudaEventCreate(&e1));
-  // Each variant free, and held to 12 programs an SM as the real build is (168
-  // registers): dynamic shared memory the kernels do not use.
+  // Each variant free, and held as the real build is: 12 one-warp programs an
+  // SM (168 registers), two 8-warp ones, by dynamic shared memory the kernels
+  // do not use. Every variant's checksums must match direct's.
+  struct Variant {
+    const char *name;
+    void (*kernel)(Args);
+    int warps;
+    size_t smem;
+  };
+  const Variant variants[] = {{"direct", direct<1>, 1, 0},
+                              {"direct2", direct<2>, 1, 0},
+                              {"bulk", bulk, 1, 0},
+                              {"page2", page<2>, 8, 2 * kPageBytes},
+                              {"page3", page<3>, 8, 3 * kPageBytes},
+                              {"page4", page<4>, 8, 4 * kPageBytes}};
+  constexpr int kVariants = sizeof(variants) / sizeof(variants[0]);
+  std::vector<float *> out(kVariants);
+  size_t outs = size_t(B) * kHkv * splits * 32;
+  for (auto &o : out)
+    CHECK(cudaMalloc(&o, outs * sizeof(float)));
   int sms;
   CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-  size_t pad = 18 * 1024;
-  CHECK(cudaFuncSetAttribute(direct, cudaFuncAttributeMaxDynamicSharedMemorySize, int(pad)));
-  CHECK(cudaFuncSetAttribute(bulk, cudaFuncAttributeMaxDynamicSharedMemorySize, int(pad)));
   double gb = double(bytes) / 1e9;
   int failed = 0;
-  cudaFuncAttributes bulkAttr;
-  CHECK(cudaFuncGetAttributes(&bulkAttr, bulk));
-  for (size_t smem : {size_t(0), pad}) {
-    double ms[2];
-    for (int v = 0; v < 2; ++v) {
+  for (bool held : {false, true}) {
+    std::printf("B=%d seq=%d splits=%d (%d SMs), %s:\n", B, seq, splits, sms,
+                held ? "held to 12 one-warp or 2 8-warp programs an SM" : "free occupancy");
+    double base = 0;
+    std::vector<float> ref;
+    for (int v = 0; v < kVariants; ++v) {
+      const Variant &x = variants[v];
+      cudaFuncAttributes attr;
+      CHECK(cudaFuncGetAttributes(&attr, x.kernel));
+      size_t hold = x.warps == 1 ? 18 * 1024 : 100 * 1024;
+      size_t dyn = held ? std::max(x.smem, hold - attr.sharedSizeBytes) : x.smem;
+      CHECK(cudaFuncSetAttribute(x.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(dyn)));
+      dim3 grid = x.warps == 1 ? dim3(B, kHkv, splits) : dim3(B, splits);
       a.out = out[v];
       CHECK(cudaMemset(out[v], 0xff, outs * sizeof(float)));
       std::vector<float> times;
       for (int rep = 0; rep < 12; ++rep) {
         CHECK(cudaEventRecord(e0));
-        if (v == 0)
-          direct<<<grid, 32, smem>>>(a);
-        else
-          bulk<<<grid, 32, smem ? smem - bulkAttr.sharedSizeBytes : 0>>>(a);
+        x.kernel<<<grid, 32 * x.warps, dyn>>>(a);
         CHECK(cudaEventRecord(e1));
         CHECK(cudaEventSynchronize(e1));
         CHECK(cudaGetLastError());
@@ -241,25 +315,23 @@ int main(int argc, char **argv) {
           times.push_back(t);
       }
       std::sort(times.begin(), times.end());
-      ms[v] = times[times.size() / 2];
+      double ms = times[times.size() / 2];
+      base = v ? base : ms;
+      std::vector<float> r(outs);
+      CHECK(cudaMemcpy(r.data(), out[v], outs * sizeof(float), cudaMemcpyDeviceToHost));
+      if (ref.empty())
+        ref = r;
+      size_t mismatches = 0;
+      for (size_t i = 0; i < outs; ++i)
+        mismatches += !(r[i] == ref[i]) || std::isnan(r[i]);
+      int perSm;
+      CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, x.kernel, 32 * x.warps, dyn));
+      std::printf("  %-8s %3d regs, %2d warps an SM: %8.1f us %5.0f GB/s, %.3fx direct's time, "
+                  "checksums %s (%zu of %zu differ)\n",
+                  x.name, attr.numRegs, perSm * x.warps, ms * 1e3, gb / ms * 1e3, ms / base,
+                  mismatches ? "DIFFER" : "equal", mismatches, outs);
+      failed |= mismatches != 0;
     }
-    std::vector<float> r0(outs), r1(outs);
-    CHECK(cudaMemcpy(r0.data(), out[0], outs * sizeof(float), cudaMemcpyDeviceToHost));
-    CHECK(cudaMemcpy(r1.data(), out[1], outs * sizeof(float), cudaMemcpyDeviceToHost));
-    size_t mismatches = 0;
-    for (size_t i = 0; i < outs; ++i)
-      mismatches += !(r0[i] == r1[i]) || std::isnan(r0[i]);
-    int perSm[2];
-    CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm[0], direct, 32, smem));
-    CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &perSm[1], bulk, 32, smem ? smem - bulkAttr.sharedSizeBytes : 0));
-    std::printf("B=%d seq=%d splits=%d grid=%d (%d SMs), programs an SM %d/%d: direct %.1f us "
-                "(%.0f GB/s), bulk %.1f us (%.0f GB/s), bulk/direct %.3f, checksums %s (%zu of "
-                "%zu differ)\n",
-                B, seq, splits, B * kHkv * splits, sms, perSm[0], perSm[1], ms[0] * 1e3,
-                gb / ms[0] * 1e3, ms[1] * 1e3, gb / ms[1] * 1e3, ms[1] / ms[0],
-                mismatches ? "DIFFER" : "equal", mismatches, outs);
-    failed |= mismatches != 0;
   }
   return failed;
 }
