@@ -10,10 +10,14 @@
 //   bulk     one lane copies each token's 16-byte aligned slot span into a padded
 //            shared-memory row with cp.async.bulk (TMA, completed on an mbarrier,
 //            one block ahead), and the lanes read the same words from there
+//   chunkN   as bulk, but the 32 lanes copy the spans with 16-byte cp.async,
+//            N - 1 blocks ahead
 //   pageN    a program is 8 warps, one a kv head: one thread copies each page
 //            (its 16 tokens' slots of all 8 kv heads, contiguous) whole with one
 //            cp.async.bulk into a ring of N shared buffers, and each warp reads
 //            its head's words from there
+//   asyncN   as pageN, but the 256 threads copy each page with 16-byte cp.async
+//            (Ampere's per-thread async copy), N - 1 pages ahead
 // All sum the same values in the same order, so their checksums must match bit
 // for bit. Prints the time (median of 10 after 2 warm-ups) and GB/s over the
 // slot bytes. Built with nvcc -arch=sm_90a (cp.async.bulk is sm_90+):
@@ -188,6 +192,46 @@ __global__ void bulk(Args a) {
   a.out[((b * kHkv + h) * a.splits + s) * 32 + lane] = acc;
 }
 
+// As bulk (one warp a program, each token's 16-byte aligned 160-byte slot
+// span in a 176-byte shared row), but the 32 lanes copy the spans' 160
+// 16-byte chunks a block with cp.async, Stages - 1 blocks ahead.
+template <int Stages> __global__ void chunk(Args a) {
+  __shared__ alignas(128) uint8_t rows[Stages][kBlock * kRow];
+  int b = blockIdx.x, h = blockIdx.y, s = blockIdx.z, lane = threadIdx.x;
+  int per = a.seq / a.splits, start = s * per, blocks = per / kBlock;
+  int r = lane % 4, g = lane / 4;
+  float level = 0.01f * (lane % 16) - 0.07f, acc = 0.f;
+  int skew = int((int64_t(h) * kSlot) & 15);
+  auto issue = [&](int n) {
+    if (n < blocks)
+      for (int c = lane; c < kBlock * 10; c += 32) {
+        int t = c / 10, k = c % 10;
+        int64_t slot = slotAt(a, b, h, start + n * kBlock + t) & ~int64_t(15);
+        uint32_t d = uint32_t(__cvta_generic_to_shared(&rows[n % Stages][t * kRow + 16 * k]));
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(d),
+                     "l"(a.cache + slot + 16 * k)
+                     : "memory");
+      }
+    asm volatile("cp.async.commit_group;" ::: "memory");
+  };
+  for (int n = 0; n < Stages - 1; ++n)
+    issue(n);
+  for (int n = 0; n < blocks; ++n) {
+    __syncwarp();
+    issue(n + Stages - 1);
+    asm volatile("cp.async.wait_group %0;" ::"n"(Stages - 1) : "memory");
+    __syncwarp();
+    uint32_t w[2][kWords];
+#pragma unroll
+    for (int row = 0; row < 2; ++row)
+      load(rows[n % Stages] + (g + 8 * row) * kRow + skew, r, g, w[row]);
+#pragma unroll
+    for (int row = 0; row < 2; ++row)
+      acc += consume(w[row], level);
+  }
+  a.out[((b * kHkv + h) * a.splits + s) * 32 + lane] = acc;
+}
+
 // A page holds block_size tokens' slots of every kv head, contiguous: 16 x 8 x
 // 134 = 17152 bytes, a multiple of 16. `page` copies each page whole with one
 // cp.async.bulk into a ring of Stages shared buffers, and each of its 8 warps
@@ -225,6 +269,50 @@ template <int Stages> __global__ void page(Args a) {
     if (threadIdx.x == 0 && n + Stages - 1 < blocks)
       issue(n + Stages - 1);
     wait(&bars[n % Stages], uint32_t(n / Stages) & 1);
+    const uint8_t *rows = pages + (n % Stages) * kPageBytes + h * kSlot;
+    uint32_t w[2][kWords];
+#pragma unroll
+    for (int row = 0; row < 2; ++row)
+      load(rows + (g + 8 * row) * kHkv * kSlot, r, g, w[row]);
+#pragma unroll
+    for (int row = 0; row < 2; ++row)
+      acc += consume(w[row], level);
+  }
+  a.out[((b * kHkv + h) * a.splits + s) * 32 + lane] = acc;
+}
+
+// As page, but the 256 threads copy each page with 16-byte cp.async (each
+// thread chunks c = threadIdx.x + 256 k of the page, a commit group a page),
+// Stages - 1 pages ahead; Stages = 1 copies and waits in the same iteration.
+template <int Stages> __global__ void pageAsync(Args a) {
+  extern __shared__ __align__(128) uint8_t pages[];
+  int b = blockIdx.x, s = blockIdx.y, h = threadIdx.x / 32, lane = threadIdx.x % 32;
+  int per = a.seq / a.splits, start = s * per, blocks = per / kBlock;
+  int r = lane % 4, g = lane / 4;
+  float level = 0.01f * (lane % 16) - 0.07f, acc = 0.f;
+  auto issue = [&](int n) {
+    if (n < blocks) {
+      int p = a.table[b * a.pagesPerSeq + (start + n * kBlock) / kPage];
+      const uint8_t *src = a.cache + int64_t(p) * kPageBytes;
+      uint8_t *dst = pages + (n % Stages) * kPageBytes;
+      for (int c = threadIdx.x; c < kPageBytes / 16; c += blockDim.x) {
+        uint32_t d = uint32_t(__cvta_generic_to_shared(dst + 16 * c));
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(d), "l"(src + 16 * c)
+                     : "memory");
+      }
+    }
+    asm volatile("cp.async.commit_group;" ::: "memory");
+  };
+  for (int n = 0; n < Stages - 1; ++n)
+    issue(n);
+  // Iteration n: the barrier ends every warp's reads of block n - 1, whose
+  // buffer the copies of block n + Stages - 1 then fill; block n's group is
+  // the oldest of the Stages in flight.
+  for (int n = 0; n < blocks; ++n) {
+    __syncthreads();
+    issue(n + Stages - 1);
+    asm volatile("cp.async.wait_group %0;" ::"n"(Stages - 1) : "memory");
+    __syncthreads();
     const uint8_t *rows = pages + (n % Stages) * kPageBytes + h * kSlot;
     uint32_t w[2][kWords];
 #pragma unroll
@@ -275,9 +363,15 @@ int main(int argc, char **argv) {
   const Variant variants[] = {{"direct", direct<1>, 1, 0},
                               {"direct2", direct<2>, 1, 0},
                               {"bulk", bulk, 1, 0},
+                              {"chunk2", chunk<2>, 1, 0},
+                              {"chunk3", chunk<3>, 1, 0},
+                              {"chunk4", chunk<4>, 1, 0},
                               {"page2", page<2>, 8, 2 * kPageBytes},
                               {"page3", page<3>, 8, 3 * kPageBytes},
-                              {"page4", page<4>, 8, 4 * kPageBytes}};
+                              {"page4", page<4>, 8, 4 * kPageBytes},
+                              {"async1", pageAsync<1>, 8, kPageBytes},
+                              {"async2", pageAsync<2>, 8, 2 * kPageBytes},
+                              {"async3", pageAsync<3>, 8, 3 * kPageBytes}};
   constexpr int kVariants = sizeof(variants) / sizeof(variants[0]);
   std::vector<float *> out(kVariants);
   size_t outs = size_t(B) * kHkv * splits * 32;
