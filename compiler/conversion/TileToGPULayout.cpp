@@ -473,10 +473,28 @@ struct DotLowering : GPUPattern<DotOp> {
         return rewriter.notifyMatchFailure(op, "no shared memory allocated");
       shared = sharedAddress(rewriter, loc, lowering.target, op, i32Const(rewriter, loc, 0));
     }
-    SmallVector<Value> acc = lowering.target.lowerDot(
-        rewriter, loc, a.getElementType(), a.getDimSize(0), b.getDimSize(1), a.getDimSize(1),
-        layouts, unpack(rewriter, loc, adaptor.getA()), unpack(rewriter, loc, adaptor.getB()),
-        unpack(rewriter, loc, adaptor.getAcc()), shared, bInShared);
+    SmallVector<Value> aRegs = unpack(rewriter, loc, adaptor.getA()),
+                       bRegs = unpack(rewriter, loc, adaptor.getB()),
+                       accRegs = unpack(rewriter, loc, adaptor.getAcc());
+    int64_t rank = a.getRank(), batchRegs = 1;
+    if (rank == 3) {
+      // Each batch element the thread holds is one run of each operand's
+      // registers (batchLayout), multiplied on its own.
+      auto [la, regs] = unbatchLayout(getLayout(a), a.getShape());
+      layouts = {la, unbatchLayout(getLayout(b), b.getShape()).first,
+                 unbatchLayout(getLayout(op.getType()), op.getType().getShape()).first};
+      batchRegs = regs;
+    }
+    SmallVector<Value> acc;
+    for (int64_t i = 0; i < batchRegs; ++i) {
+      auto slice = [&](ArrayRef<Value> regs) {
+        return regs.slice(i * (regs.size() / batchRegs), regs.size() / batchRegs);
+      };
+      llvm::append_range(acc, lowering.target.lowerDot(
+                                  rewriter, loc, a.getElementType(), a.getDimSize(rank - 2),
+                                  b.getDimSize(rank - 1), a.getDimSize(rank - 1), layouts,
+                                  slice(aRegs), slice(bRegs), slice(accRegs), shared, bInShared));
+    }
     rewriter.replaceOp(op, pack(rewriter, loc, getTypeConverter()->convertType(op.getType()), acc));
     return success();
   }

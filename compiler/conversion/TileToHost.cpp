@@ -354,8 +354,8 @@ struct ReduceLowering : OpConversionPattern<ReduceOp> {
   }
 };
 
-/// dot: both operands widened to f32 (exact), then a linalg.matmul into the
-/// accumulator: plain f32 loops.
+/// dot: both operands widened to f32 (exact), then a linalg.matmul (a
+/// linalg.batch_matmul for a batch) into the accumulator: plain f32 loops.
 struct DotLowering : OpConversionPattern<DotOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(DotOp op, OpAdaptor adaptor,
@@ -366,10 +366,15 @@ struct DotLowering : OpConversionPattern<DotOp> {
       return arith::ExtFOp::create(
           rewriter, loc, RankedTensorType::get(type.getShape(), rewriter.getF32Type()), v);
     };
-    auto matmul = linalg::MatmulOp::create(rewriter, loc, TypeRange{op.getType()},
-                                           ValueRange{widen(adaptor.getA()), widen(adaptor.getB())},
-                                           ValueRange{adaptor.getAcc()});
-    rewriter.replaceOp(op, matmul.getResult(0));
+    SmallVector<Value, 2> operands{widen(adaptor.getA()), widen(adaptor.getB())};
+    Operation *matmul = op.getA().getType().getRank() == 3
+                            ? linalg::BatchMatmulOp::create(rewriter, loc, TypeRange{op.getType()},
+                                                            operands, ValueRange{adaptor.getAcc()})
+                                  .getOperation()
+                            : linalg::MatmulOp::create(rewriter, loc, TypeRange{op.getType()},
+                                                       operands, ValueRange{adaptor.getAcc()})
+                                  .getOperation();
+    rewriter.replaceOp(op, matmul->getResult(0));
     return success();
   }
 };

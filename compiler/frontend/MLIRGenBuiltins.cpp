@@ -177,8 +177,9 @@ std::optional<Val> MLIRGen::genDot(const CallExpr &call) {
     auto type = vals[i].isRuntime()
                     ? llvm::dyn_cast<mlir::RankedTensorType>(vals[i].value.getType())
                     : mlir::RankedTensorType();
-    if (!type || type.getRank() != 2) {
-      error(call.args[i]->getLoc(), "dot needs 2-D tiles, got " + describe(vals[i]));
+    if (!type || (type.getRank() != 2 && type.getRank() != 3)) {
+      error(call.args[i]->getLoc(),
+            "dot needs 2-D tiles (or 3-D ones, a batch of products), got " + describe(vals[i]));
       return {};
     }
     return type;
@@ -197,21 +198,36 @@ std::optional<Val> MLIRGen::genDot(const CallExpr &call) {
     return error(call.args[1]->getLoc(), "dot's operands must have one element type, got " +
                                              describe(vals[0]) + " and " + describe(vals[1])),
            std::nullopt;
-  if (a.getDimSize(1) != b.getDimSize(0))
-    return error(call.getLoc(), "dot of a " + Twine(a.getDimSize(0)) + "x" +
-                                    Twine(a.getDimSize(1)) + " and a " + Twine(b.getDimSize(0)) +
-                                    "x" + Twine(b.getDimSize(1)) +
+  int64_t rank = a.getRank(), m = rank - 2, k = rank - 1;
+  if (b.getRank() != rank)
+    return error(call.getLoc(), "dot of a " + Twine(rank) + "-D and a " + Twine(b.getRank()) +
+                                    "-D tile: both must be 2-D, or both 3-D (a batch)"),
+           std::nullopt;
+  if (rank == 3 && a.getDimSize(0) != b.getDimSize(0))
+    return error(call.getLoc(), "batched dot of " + Twine(a.getDimSize(0)) + " and " +
+                                    Twine(b.getDimSize(0)) +
+                                    " products: the batch dimensions differ"),
+           std::nullopt;
+  if (a.getDimSize(k) != b.getDimSize(m))
+    return error(call.getLoc(), "dot of a " + Twine(a.getDimSize(m)) + "x" +
+                                    Twine(a.getDimSize(k)) + " and a " + Twine(b.getDimSize(m)) +
+                                    "x" + Twine(b.getDimSize(k)) +
                                     " tile: the inner dimensions differ"),
            std::nullopt;
-  llvm::SmallVector<int64_t> shape{a.getDimSize(0), b.getDimSize(1)};
+  llvm::SmallVector<int64_t> shape{a.getDimSize(m), b.getDimSize(k)};
+  if (rank == 3)
+    shape.insert(shape.begin(), a.getDimSize(0));
   auto accType = mlir::RankedTensorType::get(shape, builder.getF32Type());
   mlir::Value acc;
   if (vals.size() == 3) {
-    if (!vals[2].isRuntime() || vals[2].value.getType() != mlir::Type(accType))
-      return error(call.args[2]->getLoc(), "dot's accumulator must be a tile<f32, [" +
-                                               Twine(shape[0]) + ", " + Twine(shape[1]) +
+    if (!vals[2].isRuntime() || vals[2].value.getType() != mlir::Type(accType)) {
+      std::string dims;
+      for (int64_t d : shape)
+        dims += (dims.empty() ? "" : ", ") + std::to_string(d);
+      return error(call.args[2]->getLoc(), "dot's accumulator must be a tile<f32, [" + dims +
                                                "]>, got " + describe(vals[2])),
              std::nullopt;
+    }
     acc = vals[2].value;
   } else {
     auto zero = mlir::arith::ConstantOp::create(builder, loc(call.getLoc()),

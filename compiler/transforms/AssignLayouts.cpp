@@ -401,14 +401,28 @@ private:
   LogicalResult visitIf(scf::IfOp op);
 
   /// The layouts of `op`'s operands and result on the target's matrix
-  /// instructions, or an error at `op`.
+  /// instructions, or an error at `op`. A batch of B products gives each
+  /// element min(B, numWarps) of the warps' share (batchLayout).
   FailureOr<DotLayouts> dotLayouts(DotOp op) {
     auto a = op.getA().getType(), b = op.getB().getType();
+    int64_t rank = a.getRank(), m = a.getDimSize(rank - 2), k = a.getDimSize(rank - 1),
+            n = b.getDimSize(rank - 1);
+    int64_t batch = rank == 3 ? a.getDimSize(0) : 1, batchWarps = std::min(batch, numWarps);
     DotLayouts layouts;
-    std::string why = target.dotLayouts(ctx, a.getElementType(), a.getDimSize(0),
-                                        b.getDimSize(1), a.getDimSize(1), numWarps, layouts);
+    std::string why = target.dotLayouts(ctx, a.getElementType(), m, n, k, numWarps / batchWarps,
+                                        rank == 3, layouts);
     if (!why.empty())
       return op->emitError(why);
+    if (rank == 3) {
+      auto batched = [&](Attribute layout, int64_t rows, int64_t cols) -> Attribute {
+        return batchLayout(cast<DistributedLayoutAttr>(layout),
+                           llvm::Log2_64(rows) + llvm::Log2_64(cols), batch, batchWarps);
+      };
+      assert(layouts.b && !layouts.sharedBytes && "a batch element's B stays in registers");
+      layouts.a = batched(layouts.a, m, k);
+      layouts.b = batched(layouts.b, k, n);
+      layouts.acc = batched(layouts.acc, m, n);
+    }
     return layouts;
   }
 

@@ -320,18 +320,20 @@ std::string selectRows(const LayoutVariant &v, const norms::Launcher &launch, in
   });
 }
 
-/// dot_chain: o[g] = v[g] T(x[g] y[g]) for G problems. The f32 sum of an
-/// element of x y and the f64 one may round to neighbouring T values (one
-/// ulp_T of p apart); the rest is f32 accumulation of exact products.
-std::string dotChain(const LayoutVariant &v, const norms::Launcher &launch, int64_t G,
+/// dot_chain: o[g] = v[g] T(x[g] y[g]) for G problems (batched_chain: G
+/// programs of BB problems each). The f32 sum of an element of x y and the
+/// f64 one may round to neighbouring T values (one ulp_T of p apart); the
+/// rest is f32 accumulation of exact products.
+std::string dotChain(const LayoutVariant &v, const norms::Launcher &launch, int64_t programs,
                      std::mt19937_64 &rng) {
+  int64_t G = programs * (v.defines.count("BB") ? define(v, "BB") : 1);
   const std::string &t = v.defines.at("T");
   int64_t bm = define(v, "BM"), bn = define(v, "BN"), bk = define(v, "BK"), bd = define(v, "BD");
   Operands x = randomOperand(t, size_t(G * bm * bk), rng);
   Operands y = randomOperand(t, size_t(G * bk * bn), rng);
   Operands w = randomOperand(t, size_t(G * bd * bm), rng);
   auto o = poisoned(size_t(G * bd * bn));
-  std::string err = launch({uint32_t(G), 1, 1},
+  std::string err = launch({uint32_t(programs), 1, 1},
                            {Arg::pointer(x.bytes.data()), Arg::pointer(y.bytes.data()),
                             Arg::pointer(w.bytes.data()), ptr(o)},
                            {x.bytes.size(), y.bytes.size(), w.bytes.size(), bytes(o)});
@@ -521,6 +523,23 @@ std::vector<LayoutVariant> tile::layouts::layoutVariants() {
                     {"BK", std::to_string(bk)},
                     {"BD", std::to_string(bd)}},
                    w});
+  // The same as batched dots: a warp a problem (TurboQuant's kv heads), two
+  // and four warps a problem (with four, plain dots of the third's shapes
+  // take wgmma on sm_90a; a batch's take mma.sync), two problems a warp.
+  for (auto [bb, bm, bn, bk, bd, w, bf16] :
+       std::vector<std::array<unsigned, 7>>{{8, 16, 8, 16, 16, 8, 0},
+                                            {2, 32, 16, 32, 64, 4, 1},
+                                            {2, 64, 64, 64, 64, 8, 0},
+                                            {4, 64, 16, 64, 32, 8, 1},
+                                            {8, 16, 8, 32, 16, 4, 0}})
+    out.push_back({"batched_chain",
+                   {{"T", bf16 ? "bf16" : "f16"},
+                    {"BB", std::to_string(bb)},
+                    {"BM", std::to_string(bm)},
+                    {"BN", std::to_string(bn)},
+                    {"BK", std::to_string(bk)},
+                    {"BD", std::to_string(bd)}},
+                   w});
   // 64-bit values changing layout: by shuffles within one warp (B 32), with
   // selects (B 64), within each of 4 warps (B 32), through shared memory (B 128).
   for (auto [b, w] : std::vector<std::array<unsigned, 2>>{{32, 1}, {64, 1}, {32, 4}, {128, 2}})
@@ -552,7 +571,7 @@ std::vector<std::pair<int64_t, int64_t>> tile::layouts::layoutShapes(const Layou
     return {{1, 1}, {1, 256}, {3, 171}, {16, 256}};
   if (v.kernel == "matmul") // N x N times N x (N + 7): K = N
     return {{1, 1}, {40, 33}, {128, 128}, {200, 72}};
-  if (v.kernel == "dot_chain") // M problems
+  if (v.kernel == "dot_chain" || v.kernel == "batched_chain") // M programs
     return {{1, 1}, {3, 1}, {64, 1}};
   if (v.kernel == "wide_rows") // M rows
     return {{1, 8}, {37, 8}, {256, 8}, {1000, 8}};
@@ -568,15 +587,15 @@ std::string tile::layouts::runLayoutCase(const LayoutVariant &variant,
                                          const norms::Launcher &launch, int64_t M, int64_t N,
                                          uint64_t seed) {
   std::mt19937_64 rng(seed);
-  size_t expected = variant.kernel == "fp8_codes"                                     ? 7
-                    : variant.kernel == "transpose_stats" || variant.kernel == "matmul" ? 6
-                    : variant.kernel == "lookups"                                       ? 5
-                    : variant.kernel == "wide_rows"                                     ? 3
-                    : variant.kernel == "staged_words"                                  ? 4
-                    : variant.kernel == "select_rows"                                   ? 5
-                    : variant.kernel == "dot_chain"                                     ? 4
-                    : variant.kernel == "rank6"                                         ? 3
-                                                                                        : 4;
+  size_t expected = variant.kernel == "fp8_codes"                                        ? 7
+                    : variant.kernel == "transpose_stats" || variant.kernel == "matmul"  ? 6
+                    : variant.kernel == "lookups"                                        ? 5
+                    : variant.kernel == "wide_rows"                                      ? 3
+                    : variant.kernel == "staged_words"                                   ? 4
+                    : variant.kernel == "select_rows"                                    ? 5
+                    : variant.kernel == "dot_chain" || variant.kernel == "batched_chain" ? 4
+                    : variant.kernel == "rank6"                                          ? 3
+                                                                                         : 4;
   if (params.size() != expected)
     return variant.kernel + ": the build has " + std::to_string(params.size()) +
            " parameters, expected " + std::to_string(expected);
@@ -592,7 +611,7 @@ std::string tile::layouts::runLayoutCase(const LayoutVariant &variant,
     return fp8Codes(variant, launch, M, N, rng);
   if (variant.kernel == "wide_rows")
     return wideRows(variant, launch, M, rng);
-  if (variant.kernel == "dot_chain")
+  if (variant.kernel == "dot_chain" || variant.kernel == "batched_chain")
     return dotChain(variant, launch, M, rng);
   if (variant.kernel == "staged_words")
     return stagedWords(variant, launch, M, rng);

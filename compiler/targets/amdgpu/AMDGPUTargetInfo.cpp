@@ -110,7 +110,7 @@ public:
   // A row l % 16, column E (l / 16) + i; B row E (l / 16) + i, column l % 16;
   // C row 4 (l / 16) + i, column l % 16. Further registers repeat the tile.
   std::string dotLayouts(MLIRContext *ctx, Type elem, int64_t m, int64_t n, int64_t k,
-                         int64_t numWarps, DotLayouts &out) const override {
+                         int64_t numWarps, bool /*batched*/, DotLayouts &out) const override {
     bool fp8 = isa<Float8E4M3FNType, Float8E5M2Type>(elem);
     if (fp8 && chip.name == "gfx90a")
       return "dot of fp8 needs fp8 MFMA instructions, which gfx90a lacks: use gfx942 or gfx950";

@@ -100,14 +100,14 @@ public:
   // column g. C: row g + 8 bit1(i), column 2t + bit0(i). Further registers
   // repeat the instruction tile.
   std::string dotLayouts(MLIRContext *ctx, Type elem, int64_t m, int64_t n, int64_t k,
-                         int64_t numWarps, DotLayouts &out) const override {
+                         int64_t numWarps, bool batched, DotLayouts &out) const override {
     bool fp8 = isa<Float8E4M3FNType, Float8E5M2Type>(elem);
     if (fp8 && chip.name == "sm_80")
       return "dot of " + typeName(elem) + " needs fp8 matrix instructions (mma.sync m16n8k32), "
              "which sm_80 lacks: use sm_89 or newer";
     if (!fp8 && !isa<Float16Type, BFloat16Type>(elem))
       return "dot of " + typeName(elem) + " is not supported on " + chip.name;
-    if (chip.name == "sm_90a" && nvptx::wgmmaLayouts(ctx, elem, m, n, k, numWarps, out))
+    if (chip.name == "sm_90a" && !batched && nvptx::wgmmaLayouts(ctx, elem, m, n, k, numWarps, out))
       return "";
     int64_t ik = fp8 ? 32 : 16;
     if (m % 16 || n % 8 || k % ik)

@@ -64,6 +64,35 @@ DistributedLayoutAttr mlir::tileir::dropDimensions(DistributedLayoutAttr layout,
                                     map(layout.getLane(), true), map(layout.getWarp(), true));
 }
 
+DistributedLayoutAttr mlir::tileir::batchLayout(DistributedLayoutAttr layout, int64_t bits,
+                                                int64_t batch, int64_t batchWarps) {
+  assert(llvm::isPowerOf2_64(batch) && llvm::isPowerOf2_64(batchWarps) && batchWarps <= batch);
+  SmallVector<int64_t> reg(layout.getReg()), warp(layout.getWarp());
+  int64_t warpBits = llvm::Log2_64(batchWarps), batchBits = llvm::Log2_64(batch);
+  for (int64_t b = 0; b < batchBits; ++b)
+    (b < warpBits ? warp : reg).push_back(bits + b);
+  return DistributedLayoutAttr::get(layout.getContext(), reg, layout.getLane(), warp);
+}
+
+std::pair<DistributedLayoutAttr, int64_t> mlir::tileir::unbatchLayout(DistributedLayoutAttr layout,
+                                                                      ArrayRef<int64_t> shape) {
+  int64_t bits = dimensionBits(shape, 0).first;
+  SmallVector<int64_t> reg, warp;
+  int64_t batchRegs = 1;
+  for (int64_t b : layout.getReg()) {
+    if (b < bits) {
+      assert(batchRegs == 1 && "a batch's registers are the highest");
+      reg.push_back(b);
+    } else {
+      batchRegs *= 2;
+    }
+  }
+  for (int64_t b : layout.getWarp())
+    if (b < bits)
+      warp.push_back(b);
+  return {DistributedLayoutAttr::get(layout.getContext(), reg, layout.getLane(), warp), batchRegs};
+}
+
 DistributedLayoutAttr mlir::tileir::insertDimension(DistributedLayoutAttr reduced,
                                                      ArrayRef<int64_t> shape, int64_t dim) {
   auto [first, count] = dimensionBits(shape, dim);

@@ -198,13 +198,21 @@ LogicalResult DotOp::verify() {
   if (a.getElementType() != b.getElementType())
     return emitOpError() << "operands have different element types " << a.getElementType()
                          << " and " << b.getElementType();
-  if (a.getDimSize(1) != b.getDimSize(0))
-    return emitOpError() << "a is " << a.getDimSize(0) << "x" << a.getDimSize(1) << " but b is "
-                         << b.getDimSize(0) << "x" << b.getDimSize(1)
+  int64_t rank = a.getRank();
+  if (b.getRank() != rank || acc.getRank() != rank)
+    return emitOpError() << "a, b and the accumulator have ranks " << rank << ", " << b.getRank()
+                         << " and " << acc.getRank() << ": they must be one (2, or 3 for a batch)";
+  if (rank == 3 && (b.getDimSize(0) != a.getDimSize(0) || acc.getDimSize(0) != a.getDimSize(0)))
+    return emitOpError() << "batches of " << a.getDimSize(0) << ", " << b.getDimSize(0) << " and "
+                         << acc.getDimSize(0) << " products: they must be one";
+  int64_t m = rank - 2, k = rank - 1;
+  if (a.getDimSize(k) != b.getDimSize(m))
+    return emitOpError() << "a is " << a.getDimSize(m) << "x" << a.getDimSize(k) << " but b is "
+                         << b.getDimSize(m) << "x" << b.getDimSize(k)
                          << ": the inner dimensions differ";
-  if (acc.getDimSize(0) != a.getDimSize(0) || acc.getDimSize(1) != b.getDimSize(1))
-    return emitOpError() << "accumulator is " << acc.getDimSize(0) << "x" << acc.getDimSize(1)
-                         << ", expected " << a.getDimSize(0) << "x" << b.getDimSize(1);
+  if (acc.getDimSize(m) != a.getDimSize(m) || acc.getDimSize(k) != b.getDimSize(k))
+    return emitOpError() << "accumulator is " << acc.getDimSize(m) << "x" << acc.getDimSize(k)
+                         << ", expected " << a.getDimSize(m) << "x" << b.getDimSize(k);
   return success();
 }
 

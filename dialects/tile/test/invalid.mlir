@@ -367,6 +367,30 @@ func.func @dot_types(%a: tensor<16x16xf16>, %b: tensor<16x8xbf16>, %c: tensor<16
 
 // -----
 
+func.func @dot_ranks(%a: tensor<2x16x16xf16>, %b: tensor<16x8xf16>, %c: tensor<2x16x8xf32>) -> tensor<2x16x8xf32> {
+  // expected-error @+1 {{'tile.dot' op a, b and the accumulator have ranks 3, 2 and 3: they must be one (2, or 3 for a batch)}}
+  %0 = tile.dot %a, %b, %c : tensor<2x16x16xf16>, tensor<16x8xf16> -> tensor<2x16x8xf32>
+  return %0 : tensor<2x16x8xf32>
+}
+
+// -----
+
+func.func @dot_batches(%a: tensor<2x16x16xf16>, %b: tensor<4x16x8xf16>, %c: tensor<2x16x8xf32>) -> tensor<2x16x8xf32> {
+  // expected-error @+1 {{'tile.dot' op batches of 2, 4 and 2 products: they must be one}}
+  %0 = tile.dot %a, %b, %c : tensor<2x16x16xf16>, tensor<4x16x8xf16> -> tensor<2x16x8xf32>
+  return %0 : tensor<2x16x8xf32>
+}
+
+// -----
+
+func.func @dot_batch_acc(%a: tensor<2x16x16xf16>, %b: tensor<2x16x8xf16>, %c: tensor<2x16x16xf32>) -> tensor<2x16x16xf32> {
+  // expected-error @+1 {{'tile.dot' op accumulator is 16x16, expected 16x8}}
+  %0 = tile.dot %a, %b, %c : tensor<2x16x16xf16>, tensor<2x16x8xf16> -> tensor<2x16x16xf32>
+  return %0 : tensor<2x16x16xf32>
+}
+
+// -----
+
 func.func @gather_table(%table: tensor<12xf32>, %i: tensor<8xi32>) -> tensor<8xf32> {
   // expected-error @+1 {{'tile.gather' op table has 12 elements; gather needs a power of two}}
   %0 = tile.gather %table, %i : tensor<12xf32>, tensor<8xi32> -> tensor<8xf32>

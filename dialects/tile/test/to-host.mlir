@@ -196,3 +196,20 @@ func.func @lookups(%t: tensor<16xf32>, %c: tensor<4x8xi8>, %p: tensor<32x!tile.p
   %3 = tile.load %2 : tensor<32x!tile.ptr<f16>> -> tensor<32xf16>
   return %0, %1, %3 : tensor<4x8xf32>, tensor<2x16xi8>, tensor<32xf16>
 }
+
+// dot: the operands widened to f32 (exact), then linalg.matmul into the
+// accumulator; a batch of products, linalg.batch_matmul.
+// CHECK-LABEL: func.func @dots(
+// CHECK:         %[[A:[^ ]+]] = arith.extf %{{.*}} : tensor<16x32xf16> to tensor<16x32xf32>
+// CHECK:         %[[B:[^ ]+]] = arith.extf %{{.*}} : tensor<32x8xf16> to tensor<32x8xf32>
+// CHECK:         linalg.matmul ins(%[[A]], %[[B]] : tensor<16x32xf32>, tensor<32x8xf32>) outs(%{{.*}} : tensor<16x8xf32>)
+// CHECK:         %[[BA:[^ ]+]] = arith.extf %{{.*}} : tensor<4x16x32xbf16> to tensor<4x16x32xf32>
+// CHECK:         %[[BB:[^ ]+]] = arith.extf %{{.*}} : tensor<4x32x8xbf16> to tensor<4x32x8xf32>
+// CHECK:         linalg.batch_matmul ins(%[[BA]], %[[BB]] : tensor<4x16x32xf32>, tensor<4x32x8xf32>) outs(%{{.*}} : tensor<4x16x8xf32>)
+func.func @dots(%a: tensor<16x32xf16>, %b: tensor<32x8xf16>, %c: tensor<16x8xf32>,
+                %ba: tensor<4x16x32xbf16>, %bb: tensor<4x32x8xbf16>, %bc: tensor<4x16x8xf32>)
+    -> (tensor<16x8xf32>, tensor<4x16x8xf32>) attributes {tile.kernel} {
+  %0 = tile.dot %a, %b, %c : tensor<16x32xf16>, tensor<32x8xf16> -> tensor<16x8xf32>
+  %1 = tile.dot %ba, %bb, %bc : tensor<4x16x32xbf16>, tensor<4x32x8xbf16> -> tensor<4x16x8xf32>
+  return %0, %1 : tensor<16x8xf32>, tensor<4x16x8xf32>
+}

@@ -72,9 +72,11 @@ public:
   /// AMDGPU "agent"), for atomics that order programs' memory.
   virtual StringRef deviceScope() const = 0;
   /// Layouts for dot(a: [m, k], b: [k, n]) of `elem` over `numWarps` warps;
-  /// "" or why the target's matrix instructions cannot do it.
+  /// "" or why the target's matrix instructions cannot do it. For one
+  /// element of a batched dot (`batched`), B stays in registers: `out.b` is
+  /// set and no shared memory is asked for.
   virtual std::string dotLayouts(MLIRContext *ctx, Type elem, int64_t m, int64_t n, int64_t k,
-                                 int64_t numWarps, DotLayouts &out) const = 0;
+                                 int64_t numWarps, bool batched, DotLayouts &out) const = 0;
   /// acc + a * b on one thread's registers in `layouts` (from dotLayouts;
   /// `layouts.b` is B's actual layout). `shared` points at the staging
   /// buffer dotLayouts asked for (null when it asked for none); with

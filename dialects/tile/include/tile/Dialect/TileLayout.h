@@ -43,6 +43,19 @@ DistributedLayoutAttr insertDimension(DistributedLayoutAttr reduced, ArrayRef<in
 /// `layout`: the same threads and registers, the dimensions' bits swapped.
 DistributedLayoutAttr transposeLayout(DistributedLayoutAttr layout, ArrayRef<int64_t> shape);
 
+/// The layout of a batch of `batch` tiles, each laid out as `layout` (a
+/// layout of one tile of `bits` index bits), as dimension 0 of a tile one
+/// rank higher: the batch's low log2(`batchWarps`) bits on further warps,
+/// its others on further registers (the highest ones, so that each batch
+/// element's registers are one contiguous run). A batched dot's layouts.
+DistributedLayoutAttr batchLayout(DistributedLayoutAttr layout, int64_t bits, int64_t batch,
+                                  int64_t batchWarps);
+/// One batch element's layout of `layout` (from batchLayout, for a tile of
+/// `shape` whose dimension 0 is the batch) and the number of registers
+/// that hold the batch (the run of each element's registers is the
+/// layout's registers over it).
+std::pair<DistributedLayoutAttr, int64_t> unbatchLayout(DistributedLayoutAttr layout,
+                                                        ArrayRef<int64_t> shape);
 /// The layout encoding of `type` (null for scalars and unencoded tiles).
 DistributedLayoutAttr getLayout(Type type);
 

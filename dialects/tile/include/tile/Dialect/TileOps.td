@@ -163,17 +163,20 @@ def Tile_ReduceOp : Tile_Op<"reduce", [Pure, SameOperandsAndResultElementType]> 
 }
 
 def Tile_DotOp : Tile_Op<"dot", [Pure, AllTypesMatch<["acc", "result"]>]> {
-  let summary = "matrix product of two 2-D tiles added to an f32 accumulator";
+  let summary = "matrix product of two 2-D tiles (or batches of them) added to an f32 accumulator";
   let description = [{
     result[m, n] = acc[m, n] + sum_k a[m, k] * b[k, n], with a: [M, K] and
     b: [K, N] of one element type (f16, bf16, f8E4M3FN or f8E5M2) and acc,
     result: [M, N] f32. Products are exact in f32; the sum is accumulated in
-    f32 (in the order the target's matrix instructions give).
+    f32 (in the order the target's matrix instructions give). With 3-D
+    tiles a: [B, M, K], b: [B, K, N] and acc: [B, M, N] it is B independent
+    products, result[i] = acc[i] + a[i] b[i]; GPU targets give each batch
+    element its own warps first (batchedDotLayouts).
   }];
-  let arguments = (ins 2DTensorOf<[F16, BF16, F8E4M3FN, F8E5M2]>:$a,
-                       2DTensorOf<[F16, BF16, F8E4M3FN, F8E5M2]>:$b,
-                       2DTensorOf<[F32]>:$acc);
-  let results = (outs 2DTensorOf<[F32]>:$result);
+  let arguments = (ins TensorRankOf<[F16, BF16, F8E4M3FN, F8E5M2], [2, 3]>:$a,
+                       TensorRankOf<[F16, BF16, F8E4M3FN, F8E5M2], [2, 3]>:$b,
+                       TensorRankOf<[F32], [2, 3]>:$acc);
+  let results = (outs TensorRankOf<[F32], [2, 3]>:$result);
   let assemblyFormat = "$a `,` $b `,` $acc attr-dict `:` type($a) `,` type($b) `->` type($result)";
   let hasVerifier = 1;
 }
