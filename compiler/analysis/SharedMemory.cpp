@@ -108,7 +108,9 @@ int64_t mlir::tileir::sharedScratchBytes(Operation *op) {
   if (auto stages = dyn_cast<StageBufferOp>(op))
     return stages.getBytes();
   if (auto gather = dyn_cast<GatherOp>(op))
-    return gather.getTable().getType().getNumElements() * sharedElementBytes(gather.getType());
+    return gather->hasAttr(kGatherReadsStageAttr) ? 0
+                                                  : gather.getTable().getType().getNumElements() *
+                                                        sharedElementBytes(gather.getType());
   if (isa<AtomicAddOp>(op))
     return 4; // the old value, from the thread that adds to the others
   if (auto reduce = dyn_cast<ReduceOp>(op)) {

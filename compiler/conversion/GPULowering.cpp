@@ -80,6 +80,20 @@ Value mlir::tileir::sharedAddress(OpBuilder &b, Location loc, const GPUTargetInf
   return LLVM::GEPOp::create(b, loc, ptrType, b.getI8Type(), array, ValueRange{byte});
 }
 
+Value mlir::tileir::stageAddress(OpBuilder &b, Location loc, const GPUTargetInfo &target,
+                                 Operation *op, Value buffer, Value stage, int64_t stageBytes,
+                                 Value index, int64_t elemBytes) {
+  Value byte = arith::MulIOp::create(b, loc, index, i32Const(b, loc, elemBytes));
+  if (buffer.getDefiningOp<StageBufferOp>().getSwizzled()) // chunk ^= row % 8
+    byte = arith::XOrIOp::create(
+        b, loc, byte,
+        arith::AndIOp::create(b, loc, arith::ShRUIOp::create(b, loc, byte, i32Const(b, loc, 3)),
+                              i32Const(b, loc, 0x70)));
+  Value offset = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, stage, i32Const(b, loc, stageBytes)), byte);
+  return sharedAddress(b, loc, target, op, offset);
+}
+
 Type mlir::tileir::memoryType(Type elem, int64_t count) {
   // bool and fp8 live in memory as i8 (LLVM has no fp8 type).
   if (elem.getIntOrFloatBitWidth() <= 8)

@@ -53,6 +53,12 @@ int64_t consecutiveRegisters(DistributedLayoutAttr layout);
 Value sharedAddress(OpBuilder &b, Location loc, const GPUTargetInfo &target, Operation *op,
                     Value offset);
 
+/// The shared address of element `index` of stage `stage` of `op`'s buffer
+/// (`buffer`'s copy, wait or read): stages of `stageBytes` bytes, each its
+/// tile in row-major order (a swizzled buffer's 16-byte chunks permuted).
+Value stageAddress(OpBuilder &b, Location loc, const GPUTargetInfo &target, Operation *op,
+                   Value buffer, Value stage, int64_t stageBytes, Value index, int64_t elemBytes);
+
 /// `values` (one element type) in memory form, packed into one value:
 /// fp8 and i1 as i8, several elements as a vector.
 Value toMemory(OpBuilder &b, Location loc, ArrayRef<Value> values);

@@ -196,22 +196,6 @@ struct StageBufferLowering : GPUPattern<StageBufferOp> {
   }
 };
 
-/// The shared address of element `index` of stage `stage` of `op`'s buffer
-/// (`buffer`'s copy, wait or read).
-Value stageAddress(OpBuilder &b, Location loc, const GPUTargetInfo &target, Operation *op,
-                   Value buffer, Value stage, int64_t stageBytes, Value index,
-                   int64_t elemBytes) {
-  Value byte = arith::MulIOp::create(b, loc, index, i32Const(b, loc, elemBytes));
-  if (buffer.getDefiningOp<StageBufferOp>().getSwizzled()) // chunk ^= row % 8
-    byte = arith::XOrIOp::create(
-        b, loc, byte,
-        arith::AndIOp::create(b, loc, arith::ShRUIOp::create(b, loc, byte, i32Const(b, loc, 3)),
-                              i32Const(b, loc, 0x70)));
-  Value offset = arith::AddIOp::create(
-      b, loc, arith::MulIOp::create(b, loc, stage, i32Const(b, loc, stageBytes)), byte);
-  return sharedAddress(b, loc, target, op, offset);
-}
-
 /// Each thread copies the elements its pointers' layout gives it to their
 /// row-major places in the stage: asynchronously where the target can (runs
 /// of 4, 8 or 16 bytes), else through registers.

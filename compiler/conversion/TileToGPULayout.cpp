@@ -273,8 +273,22 @@ struct ConvertLayoutLowering : GPUPattern<ConvertLayoutOp> {
 
 struct GatherLowering : GPUPattern<GatherOp> {
   using GPUPattern::GPUPattern;
+
+  /// An index as i32: truncated, or zero-extended (narrow indices are
+  /// unsigned).
+  static Value toI32(OpBuilder &b, Location loc, Value index) {
+    auto width = index.getType().getIntOrFloatBitWidth();
+    if (width > 32)
+      return arith::TruncIOp::create(b, loc, b.getI32Type(), index);
+    if (width < 32)
+      return arith::ExtUIOp::create(b, loc, b.getI32Type(), index);
+    return index;
+  }
+
   LogicalResult matchAndRewrite(GatherOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
+    if (op->hasAttr(kGatherReadsStageAttr))
+      return lowerFromStage(op, adaptor, rewriter);
     if (!op->hasAttr(kSharedOffsetAttr))
       return rewriter.notifyMatchFailure(op, "no shared memory allocated");
     // The table goes to shared memory (every thread writes the elements it
@@ -327,11 +341,7 @@ struct GatherLowering : GPUPattern<GatherOp> {
     Value mask = i32Const(rewriter, loc, n - 1);
     SmallVector<Value> out;
     for (Value index : unpack(rewriter, loc, adaptor.getIndices())) {
-      auto width = index.getType().getIntOrFloatBitWidth();
-      if (width > 32)
-        index = arith::TruncIOp::create(rewriter, loc, rewriter.getI32Type(), index);
-      else if (width < 32)
-        index = arith::ExtUIOp::create(rewriter, loc, rewriter.getI32Type(), index);
+      index = toI32(rewriter, loc, index);
       if (shuffle) {
         Value moved = target.shuffleIndex(rewriter, loc, laneElement, index);
         out.push_back(elem == moved.getType()
@@ -347,6 +357,30 @@ struct GatherLowering : GPUPattern<GatherOp> {
     }
     if (!loop)
       target.barrier(rewriter, loc);
+    rewriter.replaceOp(op, pack(rewriter, loc, getTypeConverter()->convertType(op.getType()), out));
+    return success();
+  }
+
+  /// The table is a stage of a ring buffer (its tile in row-major order):
+  /// each index is one load from the stage, valid from the wait before the
+  /// stage_read to the next wait, which the gather comes between.
+  LogicalResult lowerFromStage(GatherOp op, OpAdaptor adaptor,
+                               ConversionPatternRewriter &rewriter) const {
+    Location loc = op.getLoc();
+    auto read = op.getTable().getDefiningOp<StageReadOp>();
+    auto tableType = op.getTable().getType();
+    Type elem = tableType.getElementType();
+    int64_t bytes = sharedElementBytes(tableType), n = tableType.getDimSize(0);
+    Value stage = rewriter.getRemappedValue(read.getStage());
+    SmallVector<Value> out;
+    for (Value index : unpack(rewriter, loc, adaptor.getIndices())) {
+      index = arith::AndIOp::create(rewriter, loc, toI32(rewriter, loc, index),
+                                    i32Const(rewriter, loc, n - 1));
+      Value ptr = stageAddress(rewriter, loc, lowering.target, read, read.getBuffer(), stage,
+                               n * bytes, index, bytes);
+      Value raw = LLVM::LoadOp::create(rewriter, loc, memoryType(elem, 1), ptr, bytes);
+      out.push_back(fromMemory(rewriter, loc, raw, elem, 1).front());
+    }
     rewriter.replaceOp(op, pack(rewriter, loc, getTypeConverter()->convertType(op.getType()), out));
     return success();
   }

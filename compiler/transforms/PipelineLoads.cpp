@@ -13,6 +13,9 @@
 // rows whose only use is trans(tile) as the B operand of a dot the target
 // stages through shared memory (SharedMemory.h) goes into a swizzled
 // buffer, in the layout the dot reads, and the dot reads the stage itself.
+// A gather whose table is a staged tile looks its indices up in the stage
+// (kGatherReadsStageAttr), instead of writing the table to shared memory
+// again: a large table (a page of a paged cache, say) costs one copy.
 //
 //===----------------------------------------------------------------------===//
 #include "tile/Analysis/SharedMemory.h"
@@ -38,8 +41,9 @@ namespace {
 /// Collects in `slice` the ops of `loop`'s body that compute `v` from the
 /// induction variable and values defined before the loop, through ops free
 /// of memory effects (integer divisions too: the copies ahead divide by
-/// what the loop divides by) and masked loads (an index read through a
-/// table: the copy ahead reads it then, masked off past the loop's end);
+/// what the loop divides by) and masked loads, tiles or scalars (an index
+/// read through a table: the copy ahead reads it then, masked off past the
+/// loop's end);
 /// false if `v` depends on anything else (carried values, unmasked loads,
 /// nested regions).
 bool addressSlice(Value v, scf::ForOp loop, llvm::SetVector<Operation *> &slice) {
@@ -49,7 +53,7 @@ bool addressSlice(Value v, scf::ForOp loop, llvm::SetVector<Operation *> &slice)
     return true; // defined before the loop
   Operation *def = v.getDefiningOp();
   auto load = dyn_cast_or_null<LoadOp>(def);
-  bool readsIndex = load && load.getMask() && isa<RankedTensorType>(load.getType());
+  bool readsIndex = load && load.getMask();
   if (!def || def->getBlock() != loop.getBody() || def->getNumRegions() ||
       !(isMemoryEffectFree(def) || readsIndex))
     return false;
@@ -217,6 +221,9 @@ public:
                                        buffer, stage);
       replaceLoad(c.load, tile);
       c.load->erase();
+      for (Operation *user : tile.getUsers())
+        if (auto gather = dyn_cast<GatherOp>(user); gather && gather.getTable() == tile)
+          gather->setAttr(kGatherReadsStageAttr, b.getUnitAttr());
     }
     b.setInsertionPointAfter(loop);
     AsyncWaitOp::create(b, loc, buffers.front(), b.getI32IntegerAttr(0));
@@ -256,8 +263,9 @@ private:
       Operation *clone = b.clone(op, map);
       if (auto load = dyn_cast<LoadOp>(clone)) { // an index read ahead: nothing past the end
         b.setInsertionPoint(load);
-        load.getMaskMutable().assign(
-            arith::AndIOp::create(b, loc, load.getMask(), inRangeMask(load.getMask())));
+        Value mask = load.getMask();
+        load.getMaskMutable().assign(arith::AndIOp::create(
+            b, loc, mask, isa<RankedTensorType>(mask.getType()) ? inRangeMask(mask) : inRange));
         b.setInsertionPointAfter(load);
       }
     }

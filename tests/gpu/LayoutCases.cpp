@@ -372,6 +372,43 @@ std::string dotChain(const LayoutVariant &v, const norms::Launcher &launch, int6
   return compare("o", o, want, tol);
 }
 
+/// paged_lookup: program m's out[r, c] = sum over its N pages of the
+/// halfword at pos[r, c] of page pages[m N + n] (pages of LIVE halfwords,
+/// in a random order); exact in f32 (integers below 2^24).
+std::string pagedLookup(const LayoutVariant &v, const norms::Launcher &launch, int64_t M, int64_t N,
+                        std::mt19937_64 &rng) {
+  int64_t live = define(v, "LIVE"), cells = define(v, "R") * define(v, "C");
+  int64_t count = M * N;
+  std::vector<int32_t> pages(static_cast<size_t>(count));
+  for (int64_t i = 0; i < count; ++i)
+    pages[size_t(i)] = int32_t(i);
+  std::shuffle(pages.begin(), pages.end(), rng);
+  std::vector<int16_t> words(static_cast<size_t>(count * live));
+  std::uniform_int_distribution<int32_t> word(-32768, 32767), at(0, int32_t(live - 1));
+  for (int16_t &w : words)
+    w = int16_t(word(rng));
+  std::vector<int32_t> pos(static_cast<size_t>(cells));
+  for (int32_t &p : pos)
+    p = at(rng);
+  auto out = poisoned(size_t(M * cells));
+  std::string err = launch({uint32_t(M), 1, 1},
+                           {Arg::pointer(words.data()), Arg::pointer(pages.data()),
+                            Arg::pointer(pos.data()), ptr(out), Arg::integer(N)},
+                           {words.size() * sizeof(int16_t), pages.size() * sizeof(int32_t),
+                            pos.size() * sizeof(int32_t), bytes(out), 0});
+  if (!err.empty())
+    return err;
+  std::vector<double> want(out.size()), tol(out.size(), 0.0);
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t c = 0; c < cells; ++c) {
+      double sum = 0;
+      for (int64_t n = 0; n < N; ++n)
+        sum += words[size_t(int64_t(pages[size_t(m * N + n)]) * live + pos[size_t(c)])];
+      want[size_t(m * cells + c)] = sum;
+    }
+  return compare("out", out, want, tol);
+}
+
 /// lookups: y[m, n] = t[c(m, n)] + t[c(m, n ^ 1)], c = bits 20..23 of x's
 /// f32 bits (0 for elements past N); exact in f32.
 std::string lookups(const LayoutVariant &v, const norms::Launcher &launch, int64_t M, int64_t N,
@@ -459,7 +496,8 @@ std::string LayoutVariant::name() const {
   for (const auto &[key, value] : defines)
     s += "." + key + value;
   return s + ".w" + std::to_string(numWarps) +
-         (programsPerCta > 1 ? ".c" + std::to_string(programsPerCta) : "");
+         (programsPerCta > 1 ? ".c" + std::to_string(programsPerCta) : "") +
+         (assume.empty() ? "" : ".a" + assume.substr(assume.find('=') + 1));
 }
 
 std::string LayoutVariant::tilecArgs() const {
@@ -467,7 +505,8 @@ std::string LayoutVariant::tilecArgs() const {
   for (const auto &[key, value] : defines)
     s += " -D " + key + "=" + value;
   return s + " --num-warps " + std::to_string(numWarps) +
-         (programsPerCta > 1 ? " --programs-per-cta " + std::to_string(programsPerCta) : "");
+         (programsPerCta > 1 ? " --programs-per-cta " + std::to_string(programsPerCta) : "") +
+         (assume.empty() ? "" : " --assume " + assume);
 }
 
 std::vector<LayoutVariant> tile::layouts::layoutVariants() {
@@ -540,6 +579,23 @@ std::vector<LayoutVariant> tile::layouts::layoutVariants() {
                     {"BK", std::to_string(bk)},
                     {"BD", std::to_string(bd)}},
                    w});
+  // Pages staged whole and gathered from the stage: a small table over 4 warps,
+  // half a TurboQuant page (4288 halfwords of 8192: two 16 KiB stages, as a
+  // whole page's 32 KiB ones need more than the 48 KiB of static shared memory)
+  // over 8 warps, both copied by cp.async in 16-byte runs (the words 16-byte
+  // aligned); a table with every element live on one warp, three stages, its
+  // copies through registers (no alignment known).
+  for (auto [pw, live, r, c, ns, w, aligned] : std::vector<std::array<unsigned, 7>>{
+           {1024, 536, 8, 32, 2, 4, 1}, {8192, 4288, 16, 64, 2, 8, 1}, {256, 256, 4, 8, 3, 1, 0}})
+    out.push_back({"paged_lookup",
+                   {{"PW", std::to_string(pw)},
+                    {"LIVE", std::to_string(live)},
+                    {"R", std::to_string(r)},
+                    {"C", std::to_string(c)},
+                    {"NS", std::to_string(ns)}},
+                   w,
+                   1,
+                   aligned ? "words=16" : ""});
   // 64-bit values changing layout: by shuffles within one warp (B 32), with
   // selects (B 64), within each of 4 warps (B 32), through shared memory (B 128).
   for (auto [b, w] : std::vector<std::array<unsigned, 2>>{{32, 1}, {64, 1}, {32, 4}, {128, 2}})
@@ -575,6 +631,8 @@ std::vector<std::pair<int64_t, int64_t>> tile::layouts::layoutShapes(const Layou
     return {{1, 1}, {3, 1}, {64, 1}};
   if (v.kernel == "wide_rows") // M rows
     return {{1, 8}, {37, 8}, {256, 8}, {1000, 8}};
+  if (v.kernel == "paged_lookup") // M programs of N pages
+    return {{1, 1}, {3, 5}, {64, 37}};
   if (v.kernel == "rank6") // M programs
     return {{1, 1}, {3, 1}, {64, 1}};
   if (v.kernel == "staged_words" || v.kernel == "select_rows") // M rows: 1, 3 and 63
@@ -595,6 +653,7 @@ std::string tile::layouts::runLayoutCase(const LayoutVariant &variant,
                     : variant.kernel == "select_rows"                                    ? 5
                     : variant.kernel == "dot_chain" || variant.kernel == "batched_chain" ? 4
                     : variant.kernel == "rank6"                                          ? 3
+                    : variant.kernel == "paged_lookup"                                   ? 5
                                                                                          : 4;
   if (params.size() != expected)
     return variant.kernel + ": the build has " + std::to_string(params.size()) +
@@ -619,5 +678,7 @@ std::string tile::layouts::runLayoutCase(const LayoutVariant &variant,
     return selectRows(variant, launch, M, rng);
   if (variant.kernel == "rank6")
     return rank6(variant, launch, M, rng);
+  if (variant.kernel == "paged_lookup")
+    return pagedLookup(variant, launch, M, N, rng);
   return transposeStats(variant, launch, M, N, rng);
 }

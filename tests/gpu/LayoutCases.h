@@ -29,8 +29,11 @@ struct LayoutVariant {
   /// --programs-per-cta (NVIDIA; the host runs programs one by one): its
   /// shapes keep the grid's y a multiple of it.
   unsigned programsPerCta = 1;
-  /// "softmax_rows.BM4.BN256.w4" (".c2" after it when packed): the file name
-  /// of its build.
+  /// A pointer parameter's alignment the build may assume (`--assume`,
+  /// "words=16"; the harnesses' buffers are 16-byte aligned), or "".
+  std::string assume;
+  /// "softmax_rows.BM4.BN256.w4" (".c2" after it when packed, ".a16" when
+  /// it assumes an alignment): the file name of its build.
   std::string name() const;
   /// The `tilec compile` arguments that build it (without -o and --target).
   std::string tilecArgs() const;

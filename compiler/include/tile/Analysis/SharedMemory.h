@@ -87,6 +87,10 @@ inline constexpr llvm::StringLiteral kDotStagingAttr = "tile.dot_staging";
 /// swizzled ring buffer), from the stage itself (set by tile-pipeline-loads
 /// on a dot that had kDotStagingAttr).
 inline constexpr llvm::StringLiteral kDotReadsStageAttr = "tile.dot_reads_stage";
+/// The attribute of a tile.gather whose table is a stage_read: it looks
+/// its indices up in the stage itself, with no table of its own (set by
+/// tile-pipeline-loads).
+inline constexpr llvm::StringLiteral kGatherReadsStageAttr = "tile.gather_reads_stage";
 /// The attribute holding a kernel's shared-memory bytes.
 inline constexpr llvm::StringLiteral kSharedBytesAttr = "tile.shared_bytes";
 /// On an scf.for: the `num_stages` of its `range`, the ring buffer depth
