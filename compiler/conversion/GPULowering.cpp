@@ -71,6 +71,18 @@ int64_t mlir::tileir::consecutiveRegisters(DistributedLayoutAttr layout) {
   return int64_t(1) << k;
 }
 
+void mlir::tileir::declareSharedArray(ModuleOp module, int64_t bytes, int64_t alignment,
+                                      unsigned addressSpace, int64_t staticLimit) {
+  if (auto old = module.lookupSymbol<LLVM::GlobalOp>(kSharedArray))
+    old->erase();
+  OpBuilder b(module.getBodyRegion());
+  bool dynamic = bytes > staticLimit;
+  auto type = LLVM::LLVMArrayType::get(b.getI8Type(), dynamic ? 0 : bytes);
+  LLVM::GlobalOp::create(b, module.getLoc(), type, /*isConstant=*/false,
+                         dynamic ? LLVM::Linkage::External : LLVM::Linkage::Internal, kSharedArray,
+                         Attribute(), alignment, addressSpace);
+}
+
 Value mlir::tileir::sharedAddress(OpBuilder &b, Location loc, const GPUTargetInfo &target,
                                   Operation *op, Value offset) {
   auto base = cast<IntegerAttr>(op->getAttr(kSharedOffsetAttr)).getInt();

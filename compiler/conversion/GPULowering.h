@@ -48,6 +48,14 @@ int64_t compressBits(int64_t r, ArrayRef<bool> keep);
 /// indices: the leading register bits that number the lowest index bits.
 int64_t consecutiveRegisters(DistributedLayoutAttr layout);
 
+/// Declares the kernel's shared array (kSharedArray) of `bytes` at the
+/// start of `module`, replacing any: a global of that size where it fits
+/// `staticLimit`, else an external one of no size (PTX `.extern .shared`:
+/// its size is the launch's dynamic shared memory, the kernel's
+/// tile.shared_bytes).
+void declareSharedArray(ModuleOp module, int64_t bytes, int64_t alignment, unsigned addressSpace,
+                        int64_t staticLimit);
+
 /// Pointer to byte `offset` (i32) of the kernel's shared array, past the
 /// offset the allocation gave `op`.
 Value sharedAddress(OpBuilder &b, Location loc, const GPUTargetInfo &target, Operation *op,

@@ -498,13 +498,10 @@ struct ConvertTileToGPU : mlir::tileir::impl::ConvertTileToGPUBase<ConvertTileTo
 
     auto bytes = func->getAttrOfType<IntegerAttr>(kSharedBytesAttr);
     if (bytes && bytes.getInt() > 0) {
-      ModuleOp module = func->getParentOfType<ModuleOp>();
-      OpBuilder b(module.getBodyRegion());
-      auto arrayType = LLVM::LLVMArrayType::get(b.getI8Type(), bytes.getInt());
       auto alignment = func->getAttrOfType<IntegerAttr>(kSharedAlignmentAttr);
-      LLVM::GlobalOp::create(b, module.getLoc(), arrayType, /*isConstant=*/false,
-                             LLVM::Linkage::Internal, kSharedArray, Attribute(),
-                             alignment ? alignment.getInt() : 16, target.sharedAddressSpace());
+      declareSharedArray(func->getParentOfType<ModuleOp>(), bytes.getInt(),
+                         alignment ? alignment.getInt() : 16, target.sharedAddressSpace(),
+                         target.staticSharedMemoryPerBlock());
     }
 
     GPUTypeConverter converter;

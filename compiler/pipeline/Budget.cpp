@@ -142,7 +142,7 @@ Result<SharedMemoryPlan> tile::planSharedMemory(const std::string &source,
   plan.target = options.target;
   plan.occupancy = options.occupancy;
   plan.perCU = target->sharedMemoryPerCU();
-  plan.limit = target->staticSharedMemoryPerBlock();
+  plan.limit = target->sharedMemoryPerBlock();
   plan.occupancyBytes = occupancyBudget(plan.perCU, options.occupancy);
   plan.budget = std::min(plan.limit, plan.occupancyBytes);
   CompileOptions current = options;
@@ -239,7 +239,7 @@ Result<SharedMemoryPlan> tile::planSharedMemory(const std::string &source,
      << plan.target << ", over ";
   if (initialFootprint > plan.limit)
     os << "the hardware limit of " << plan.limit << " bytes per workgroup ("
-       << (amd ? "the CU's LDS" : "the static shared array") << ")"
+       << (amd ? "the CU's LDS" : "with the dynamic shared memory opt-in") << ")"
        << (initialFootprint > plan.occupancyBytes ? " and " : "");
   if (initialFootprint > plan.occupancyBytes)
     os << "the occupancy budget of " << plan.occupancyBytes << " bytes (" << plan.occupancy

@@ -243,7 +243,7 @@ Result<GPUBinary> tile::compileForGPU(const std::string &source, const std::stri
   clock.lap("lowering");
   binary.programsPerCta = options.programsPerCta;
   auto target = mlir::tileir::createGPUTargetInfo(options.target, targetError);
-  int64_t budget = std::min(target->staticSharedMemoryPerBlock(),
+  int64_t budget = std::min(target->sharedMemoryPerBlock(),
                             occupancyBudget(target->sharedMemoryPerCU(), options.occupancy));
   if (binary.sharedBytes > budget && options.programsPerCta > 1)
     return Result<GPUBinary>::failure(

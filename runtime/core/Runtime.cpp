@@ -427,8 +427,8 @@ std::string Runtime::run(Kernel &kernel, const Kernel::Variant &variant,
   if (std::string err = ctaGrid(grid, b.programsPerCta, g); !err.empty())
     return err;
   if (kind == Backend::Cuda)
-    return drivers->cuda->launch(variant.function, g, b.threads, 0, argv, stream,
-                                 b.waitsOnPriorGrid && overlapLaunches);
+    return drivers->cuda->launch(variant.function, g, b.threads, unsigned(b.sharedBytes), argv,
+                                 stream, b.waitsOnPriorGrid && overlapLaunches);
   return drivers->hip->launch(variant.function, g, b.threads, 0, stream, argv);
 }
 

@@ -22,6 +22,11 @@ static_assert(sizeof(LaunchAttribute) == 72 && sizeof(LaunchConfig) == 56,
               "CUlaunchAttribute / CUlaunchConfig layout");
 /// CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION.
 constexpr int kProgrammaticStreamSerialization = 6;
+/// CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES.
+constexpr int kMaxDynamicSharedSizeBytes = 8;
+/// The most shared memory a kernel tilec compiled declares statically
+/// (kNVPTXStaticSharedBytes); past it the array is dynamic.
+constexpr unsigned kStaticSharedBytes = 48 * 1024;
 
 /// The entry points tilec uses, with the driver's C signatures (handles as
 /// opaque pointers, CUresult as int).
@@ -38,6 +43,7 @@ struct Driver::Api {
   int (*cuModuleUnload)(void *);
   int (*cuModuleGetFunction)(void **, void *, const char *);
   int (*cuFuncGetAttribute)(int *, int, void *);
+  int (*cuFuncSetAttribute)(void *, int, int);
   int (*cuOccupancyMaxActiveBlocksPerMultiprocessor)(int *, void *, int, size_t);
   int (*cuLaunchKernel)(void *, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                         unsigned, void *, void **, void **);
@@ -98,6 +104,7 @@ std::unique_ptr<Driver> Driver::open(int ordinal, std::string &error) {
       TILE_SYM(cuModuleUnload, "cuModuleUnload"),
       TILE_SYM(cuModuleGetFunction, "cuModuleGetFunction"),
       TILE_SYM(cuFuncGetAttribute, "cuFuncGetAttribute"),
+      TILE_SYM(cuFuncSetAttribute, "cuFuncSetAttribute"),
       TILE_SYM(cuOccupancyMaxActiveBlocksPerMultiprocessor,
                "cuOccupancyMaxActiveBlocksPerMultiprocessor"),
       TILE_SYM(cuLaunchKernel, "cuLaunchKernel"),
@@ -191,11 +198,26 @@ std::string Driver::loadKernel(const std::string &image, const std::string &kern
                "cuModuleGetFunction");
 }
 
+std::string Driver::dynamicShared(void *function, unsigned sharedBytes, unsigned &dynamic) {
+  dynamic = sharedBytes > kStaticSharedBytes ? sharedBytes : 0;
+  if (!dynamic)
+    return "";
+  std::string err =
+      check(api->cuFuncSetAttribute(function, kMaxDynamicSharedSizeBytes, int(dynamic)),
+            "cuFuncSetAttribute");
+  return err.empty()
+             ? err
+             : err + " (asking for " + std::to_string(dynamic) + " bytes of dynamic shared memory)";
+}
+
 std::string Driver::residency(void *function, unsigned threads, unsigned sharedBytes,
                               int &blocksPerSM, int &registers) {
-  std::string err = check(api->cuOccupancyMaxActiveBlocksPerMultiprocessor(
-                              &blocksPerSM, function, int(threads), sharedBytes),
-                          "cuOccupancyMaxActiveBlocksPerMultiprocessor");
+  unsigned dynamic;
+  std::string err = dynamicShared(function, sharedBytes, dynamic);
+  if (err.empty())
+    err = check(api->cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocksPerSM, function,
+                                                                 int(threads), dynamic),
+                "cuOccupancyMaxActiveBlocksPerMultiprocessor");
   if (err.empty()) // CU_FUNC_ATTRIBUTE_NUM_REGS
     err = check(api->cuFuncGetAttribute(&registers, 4, function), "cuFuncGetAttribute");
   return err;
@@ -204,15 +226,17 @@ std::string Driver::residency(void *function, unsigned threads, unsigned sharedB
 std::string Driver::launch(void *function, const unsigned grid[3], unsigned threads,
                            unsigned sharedBytes, std::vector<void *> &args, void *stream,
                            bool overlapPrior) {
+  unsigned dynamic;
+  if (std::string err = dynamicShared(function, sharedBytes, dynamic); !err.empty())
+    return err;
   if (overlapPrior && cc >= 90 && api->cuLaunchKernelEx) {
     LaunchAttribute attr = {kProgrammaticStreamSerialization, {}, {1}};
-    LaunchConfig config = {{grid[0], grid[1], grid[2]}, {threads, 1, 1}, sharedBytes, stream,
-                           &attr, 1};
+    LaunchConfig config = {{grid[0], grid[1], grid[2]}, {threads, 1, 1}, dynamic, stream, &attr, 1};
     return check(api->cuLaunchKernelEx(&config, function, args.data(), nullptr),
                  "cuLaunchKernelEx");
   }
-  return check(api->cuLaunchKernel(function, grid[0], grid[1], grid[2], threads, 1, 1,
-                                   sharedBytes, stream, args.data(), nullptr),
+  return check(api->cuLaunchKernel(function, grid[0], grid[1], grid[2], threads, 1, 1, dynamic,
+                                   stream, args.data(), nullptr),
                "cuLaunchKernel");
 }
 

@@ -106,7 +106,8 @@ public:
     if (err.empty())
       err = ctaGrid(grid, v.programsPerCta, g);
     if (err.empty())
-      err = driver.launch(v.function, g, v.threads, 0, pointers, nullptr, v.waitsOnPriorGrid);
+      err = driver.launch(v.function, g, v.threads, v.sharedBytes, pointers, nullptr,
+                          v.waitsOnPriorGrid);
     if (err.empty())
       err = driver.synchronize();
     for (size_t i = 0; i < args.size(); ++i) {

@@ -66,7 +66,8 @@ std::string timeCase(cuda::Driver &driver, test::Variant &v, const MqaProblem &p
   unsigned g[3] = {grid[0], grid[1], grid[2]};
   auto launch5 = [&]() -> std::string {
     for (int r = 0; r < 5; ++r)
-      if (std::string e = driver.launch(v.function, g, v.threads, 0, pointers); !e.empty())
+      if (std::string e = driver.launch(v.function, g, v.threads, v.sharedBytes, pointers);
+          !e.empty())
         return e;
     return "";
   };
@@ -196,7 +197,7 @@ struct PagedTiming {
     }
     std::array<uint32_t, 3> grid = pagedGrid(B, nextN, context, chunk, blockQ);
     unsigned g[3] = {grid[0], grid[1], grid[2]};
-    auto launch = [&] { return driver.launch(v.function, g, v.threads, 0, pointers); };
+    auto launch = [&] { return driver.launch(v.function, g, v.threads, v.sharedBytes, pointers); };
     std::string err = launch();
     if (err.empty())
       err = launch();

@@ -171,7 +171,8 @@ std::string timeVariant(cuda::Driver &driver, Variant &v, cuda::DevicePtr flush,
     err = driver.memset8(flush, uint8_t(it), flushBytes);
     float ms = 0;
     if (err.empty())
-      err = driver.time([&] { return driver.launch(v.function, grid, v.threads, 0, ptrs); }, ms);
+      err = driver.time(
+          [&] { return driver.launch(v.function, grid, v.threads, v.sharedBytes, ptrs); }, ms);
     if (it >= 2)
       times.push_back(ms);
   }

@@ -343,8 +343,8 @@ public:
   std::string launch(size_t first, size_t last) {
     for (size_t k = first; k < last; ++k) {
       Step &s = steps[k];
-      if (std::string err = driver.launch(s.v->function, s.grid, s.v->threads, 0, s.pointers,
-                                          nullptr, s.v->waitsOnPriorGrid);
+      if (std::string err = driver.launch(s.v->function, s.grid, s.v->threads, s.v->sharedBytes,
+                                          s.pointers, nullptr, s.v->waitsOnPriorGrid);
           !err.empty())
         return err;
     }
@@ -572,7 +572,8 @@ int runBench(cuda::Driver &driver, Builds &builds, bool checkOnly, int64_t perSm
               continue;
             BenchRow row{name, b, seqLen, heads, 0, mma, stage1Build(c, mma)};
             test::Variant &s1 = builds.at(row.stage1);
-            err = driver.residency(s1.function, s1.threads, 0, row.perSM, row.registers);
+            err =
+                driver.residency(s1.function, s1.threads, s1.sharedBytes, row.perSM, row.registers);
             row.perSM *= int(s1.programsPerCta); // CTAs an SM -> programs
             auto fail = [&] {
               std::printf("| %s%s | %lld | %lld | %lld | error: %s |\n", name.c_str(),

@@ -13,7 +13,7 @@ int tilec::runBudget(const std::string &file, const std::string &source,
   const char *unit = options.target.rfind("gfx", 0) == 0 ? "CU" : "SM";
   fmt::print("kernel {} on {}, {} warps per program\n", plan->kernel, plan->target,
              options.numWarps);
-  fmt::print("limit      {:>8} bytes per workgroup (static shared memory / LDS)\n", plan->limit);
+  fmt::print("limit      {:>8} bytes per workgroup (the most one may use)\n", plan->limit);
   fmt::print("budget     {:>8} bytes per workgroup (the limit, or 90% of the {}'s {} bytes "
              "shared by {} workgroups: {})\n",
              plan->budget, unit, plan->perCU, plan->occupancy, plan->occupancyBytes);

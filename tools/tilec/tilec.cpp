@@ -50,8 +50,9 @@ const char *kBudgetUsage = R"(usage: tilec budget FILE --target=T [-D NAME=VALUE
                     [--num-warps=N] [--occupancy=N]
 
 Lays the kernel out for GPU target T and prints its shared memory (LDS on
-AMD) buffers after reuse, the target's per-workgroup limit for the static
-shared array (NVIDIA 48 KiB, AMD the CU's LDS), and the budget that leaves
+AMD) buffers after reuse, the target's per-workgroup limit (NVIDIA: 227 KiB
+on sm_90, with the dynamic shared memory opt-in past 48 KiB; AMD: the CU's
+LDS), and the budget that leaves
 room for --occupancy workgroups per SM / CU (default 2; 90% of the SM's /
 CU's memory divided among them). When the kernel does not fit, tunable
 parameters the command line does not fix with -D are halved, the one that

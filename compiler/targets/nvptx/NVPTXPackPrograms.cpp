@@ -16,11 +16,14 @@
 //  - bar.sync 0 (a whole-CTA barrier) becomes a barrier of the program's
 //    threads only: bar.warp.sync where a program is one warp, else
 //    barrier `sub` counting T threads (so K <= 16, PTX's barriers);
-//  - the shared-memory array is K times as large and each program uses its
-//    own slice (its size rounded up to the array's alignment).
+//  - the shared-memory array is K times as large (dynamic past 48 KiB, as
+//    for one program: declareSharedArray) and each program uses its own
+//    slice (its size rounded up to the array's alignment).
 // The kernel's tile.threads and tile.shared_bytes become the CTA's.
 //===----------------------------------------------------------------------===//
 #include "NVPTXPackPrograms.h"
+
+#include "NVPTXTarget.h"
 
 #include "../../conversion/GPULowering.h"
 #include "tile/Analysis/SharedMemory.h"
@@ -60,14 +63,14 @@ struct NVPTXPackPrograms : PassWrapper<NVPTXPackPrograms, OperationPass<ModuleOp
   void runOnOperation() override {
     if (programs <= 1)
       return;
-    ModuleOp module = getOperation();
-    auto array = module.lookupSymbol<LLVM::GlobalOp>(tileir::kSharedArray);
-    for (auto func : module.getOps<func::FuncOp>())
-      if (func->hasAttr("tile.kernel") && failed(pack(func, array)))
+    for (auto func : getOperation().getOps<func::FuncOp>())
+      if (func->hasAttr("tile.kernel") && failed(pack(func)))
         return signalPassFailure();
   }
 
-  LogicalResult pack(func::FuncOp func, LLVM::GlobalOp array) {
+  LogicalResult pack(func::FuncOp func) {
+    ModuleOp module = getOperation();
+    auto array = module.lookupSymbol<LLVM::GlobalOp>(tileir::kSharedArray);
     auto threadsAttr = func->getAttrOfType<IntegerAttr>("tile.threads");
     assert(threadsAttr && "tile-assign-layouts sets a kernel's threads");
     int64_t k = programs, threads = threadsAttr.getInt();
@@ -84,10 +87,11 @@ struct NVPTXPackPrograms : PassWrapper<NVPTXPackPrograms, OperationPass<ModuleOp
 
     int64_t slice = 0;
     if (array) {
-      auto type = cast<LLVM::LLVMArrayType>(array.getGlobalType());
-      slice = llvm::alignTo(int64_t(type.getNumElements()),
-                            int64_t(array.getAlignment().value_or(16)));
-      array.setGlobalType(LLVM::LLVMArrayType::get(type.getElementType(), slice * k));
+      int64_t alignment = int64_t(array.getAlignment().value_or(16));
+      slice = llvm::alignTo(func->getAttrOfType<IntegerAttr>(tileir::kSharedBytesAttr).getInt(),
+                            alignment);
+      tileir::declareSharedArray(module, slice * k, alignment, array.getAddrSpace(),
+                                 tileir::kNVPTXStaticSharedBytes);
     }
 
     SmallVector<Operation *> work;

@@ -10,6 +10,11 @@
 
 namespace mlir::tileir {
 
+/// The most a CTA's statically sized shared array may be; a kernel that
+/// needs more declares it dynamic (extern) and its launch asks for the bytes,
+/// with the dynamic shared memory opt-in (up to NVPTXChip::sharedPerBlock).
+inline constexpr int64_t kNVPTXStaticSharedBytes = 48 * 1024;
+
 struct NVPTXChip {
   std::string name;    // sm_90a
   std::string cpu;     // LLVM CPU name, sm_90a

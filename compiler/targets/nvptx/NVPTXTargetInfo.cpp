@@ -33,7 +33,7 @@ public:
   unsigned warpSize() const override { return 32; }
   unsigned maxThreadsPerBlock() const override { return 1024; }
   int64_t sharedMemoryPerBlock() const override { return chip.sharedPerBlock; }
-  int64_t staticSharedMemoryPerBlock() const override { return 48 * 1024; }
+  int64_t staticSharedMemoryPerBlock() const override { return kNVPTXStaticSharedBytes; }
   int64_t sharedMemoryPerCU() const override { return chip.sharedPerSM; }
   unsigned globalAddressSpace() const override { return 1; }
   unsigned sharedAddressSpace() const override { return 3; }

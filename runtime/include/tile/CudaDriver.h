@@ -41,12 +41,16 @@ public:
 
   /// Loads a PTX or cubin image and finds `kernel` in it.
   std::string loadKernel(const std::string &image, const std::string &kernel, void *&function);
-  /// How many blocks of `threads` threads and `sharedBytes` bytes of dynamic
-  /// shared memory of a loaded kernel an SM holds at once, and the
-  /// registers a thread of it uses (as the driver compiled it).
+  /// How many blocks of `threads` threads of a loaded kernel whose shared
+  /// memory is `sharedBytes` (its tile.shared_bytes, as launch takes it) an
+  /// SM holds at once, and the registers a thread of it uses (as the driver
+  /// compiled it).
   std::string residency(void *function, unsigned threads, unsigned sharedBytes, int &blocksPerSM,
                         int &registers);
   /// Launches with one pointer per argument (cuLaunchKernel's convention).
+  /// `sharedBytes` is the kernel's shared memory (the shared_bytes of its
+  /// metadata): past 48 KiB tilec declares the array dynamic, and the launch
+  /// asks for it (with the opt-in attribute set); below, it is static.
   /// `overlapPrior` (a kernel that calls gdc_wait(), on sm_90+): with
   /// programmatic dependent launch, so that it may start before the kernel
   /// launched before it on `stream` finishes.
@@ -60,6 +64,10 @@ public:
   std::string time(const std::function<std::string()> &body, float &ms);
 
 private:
+  /// The dynamic shared memory a launch of a kernel with `sharedBytes` asks
+  /// for (0 below 48 KiB), the opt-in attribute set for it.
+  std::string dynamicShared(void *function, unsigned sharedBytes, unsigned &dynamic);
+
   Driver() = default;
   struct Api;
   std::string check(int status, const char *what) const;

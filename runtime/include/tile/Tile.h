@@ -251,7 +251,8 @@ struct SharedBuffer {
 /// What the shared memory budget check decided for a kernel on a GPU target.
 struct SharedMemoryPlan {
   std::string kernel, target;
-  /// Bytes a workgroup may use (the static shared array's hardware limit).
+  /// Bytes a workgroup may use (the hardware's limit; NVIDIA: with the
+  /// dynamic shared memory opt-in, which kernels past 48 KiB take).
   int64_t limit = 0;
   /// 90% of an SM's / CU's shared memory (`perCU`) over `occupancy`.
   int64_t occupancyBytes = 0;

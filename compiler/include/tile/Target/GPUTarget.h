@@ -38,8 +38,9 @@ public:
   /// Shared memory / LDS a workgroup may use, in bytes (NVIDIA: with the
   /// dynamic shared memory opt-in).
   virtual int64_t sharedMemoryPerBlock() const = 0;
-  /// What a workgroup may use as the statically sized shared array tilec
-  /// emits (NVIDIA: 48 KiB without the dynamic opt-in; AMD: all its LDS).
+  /// The most a workgroup's statically sized shared array may be: a kernel
+  /// that needs more declares the array dynamic and its launch asks for the
+  /// bytes (declareSharedArray; NVIDIA: 48 KiB; AMD: all its LDS, never).
   virtual int64_t staticSharedMemoryPerBlock() const = 0;
   /// Shared memory / LDS of one SM / CU, shared by its resident workgroups.
   virtual int64_t sharedMemoryPerCU() const = 0;
