@@ -27,12 +27,27 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cuda.h>
 #include <cuda_runtime.h>
+#include <fstream>
 #include <random>
+#include <sstream>
+#include <string>
 #include <vector>
 
 constexpr int kSlot = 134, kHkv = 8, kPage = 16, kBlock = 16, kRow = 176;
 constexpr int kValues = 66, kNorm = 64, kScale = 130;
+
+#define CHECK_CU(x)                                                                                \
+  do {                                                                                             \
+    CUresult e = (x);                                                                              \
+    if (e != CUDA_SUCCESS) {                                                                       \
+      const char *what = "";                                                                       \
+      cuGetErrorString(e, &what);                                                                  \
+      std::fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, what);                               \
+      std::exit(1);                                                                                \
+    }                                                                                              \
+  } while (0)
 
 #define CHECK(x)                                                                                   \
   do {                                                                                             \
@@ -325,6 +340,93 @@ template <int Stages> __global__ void pageAsync(Args a) {
   a.out[((b * kHkv + h) * a.splits + s) * 32 + lane] = acc;
 }
 
+// Times the tilec build of bench/probes/tq_page_probe.tile at `ptx` (its
+// shared_bytes from `ptx`.meta) on the same cache and page table, and checks
+// its sums against the host's (f64; the kernel sums in f32).
+int runTilec(const char *ptx, const Args &a, int B, int splits, int seq, int pagesPerSeq,
+             const std::vector<uint64_t> &host, const std::vector<int> &table, double gb,
+             cudaEvent_t e0, cudaEvent_t e1) {
+  std::ifstream file(ptx), meta(std::string(ptx) + ".meta");
+  std::stringstream text;
+  text << file.rdbuf();
+  int threads = 0, shared = 0;
+  for (std::string key; meta >> key;)
+    if (key == "threads")
+      meta >> threads;
+    else if (key == "shared_bytes")
+      meta >> shared;
+  CUmodule module;
+  CUfunction fn;
+  CHECK_CU(cuModuleLoadData(&module, text.str().c_str()));
+  CHECK_CU(cuModuleGetFunction(&fn, module, "tq_page_probe"));
+  int dynamic = shared > 48 * 1024 ? shared : 0;
+  if (dynamic)
+    CHECK_CU(cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, dynamic));
+  float levels[16];
+  for (int c = 0; c < 16; ++c)
+    levels[c] = 0.01f * c - 0.07f;
+  float *dLevels, *dOut;
+  size_t outs = size_t(B) * splits * kHkv;
+  CHECK(cudaMalloc(&dLevels, sizeof levels));
+  CHECK(cudaMemcpy(dLevels, levels, sizeof levels, cudaMemcpyHostToDevice));
+  CHECK(cudaMalloc(&dOut, outs * sizeof(float)));
+  CHECK(cudaMemset(dOut, 0xff, outs * sizeof(float)));
+  int per = seq / splits;
+  void *args[] = {(void *)&a.cache, (void *)&a.table, &dLevels, &dOut, &pagesPerSeq, &per};
+  std::vector<float> times;
+  for (int rep = 0; rep < 12; ++rep) {
+    CHECK(cudaEventRecord(e0));
+    CHECK_CU(cuLaunchKernel(fn, B, splits, 1, threads, 1, 1, dynamic, nullptr, args, nullptr));
+    CHECK(cudaEventRecord(e1));
+    CHECK(cudaEventSynchronize(e1));
+    CHECK(cudaGetLastError());
+    float t;
+    CHECK(cudaEventElapsedTime(&t, e0, e1));
+    if (rep >= 2)
+      times.push_back(t);
+  }
+  std::sort(times.begin(), times.end());
+  double ms = times[times.size() / 2];
+  std::vector<float> got(outs);
+  CHECK(cudaMemcpy(got.data(), dOut, outs * sizeof(float), cudaMemcpyDeviceToHost));
+  const auto *bytes = reinterpret_cast<const uint8_t *>(host.data());
+  auto half = [&](size_t at) { return uint32_t(bytes[at]) | uint32_t(bytes[at + 1]) << 8; };
+  double worst = 0;
+  size_t bad = 0;
+  for (int b = 0; b < B; ++b)
+    for (int s = 0; s < splits; ++s)
+      for (int h = 0; h < kHkv; ++h) {
+        double want = 0, mass = 0;
+        for (int n = 0; n < per / kBlock; ++n) {
+          size_t page = size_t(table[b * pagesPerSeq + s * (per / kBlock) + n]);
+          for (int t = 0; t < kPage; ++t) {
+            size_t slot = (page * kPage + t) * kHkv * kSlot + size_t(h) * kSlot;
+            for (int k = 0; k < 32; ++k)
+              for (int e = 0; e < 4; ++e) {
+                double v = levels[(half(slot + 2 * k) >> (4 * e)) & 15];
+                want += v, mass += std::fabs(v);
+              }
+            for (int at : {66, 82, 98, 114, 64, 130, 132}) {
+              want += half(slot + at);
+              mass += half(slot + at);
+            }
+          }
+        }
+        float g = got[(size_t(b) * splits + s) * kHkv + h];
+        double err = std::fabs(g - want) / mass;
+        worst = std::max(worst, std::isnan(g) ? 1.0 : err);
+        bad += !(err <= 1e-5);
+      }
+  int regs = 0, perSm = 0;
+  CHECK_CU(cuFuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, fn));
+  CHECK_CU(cuOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, fn, threads, dynamic));
+  std::printf("  tilec    %3d regs, %2d warps an SM: %8.1f us %5.0f GB/s, sums %s (%zu of %zu off "
+              "by more than 1e-5 of their mass; worst %.2g)\n",
+              regs, perSm * threads / 32, ms * 1e3, gb / ms * 1e3, bad ? "DIFFER" : "match", bad,
+              outs, worst);
+  return bad != 0;
+}
+
 int main(int argc, char **argv) {
   int B = argc > 1 ? std::atoi(argv[1]) : 32, seq = argc > 2 ? std::atoi(argv[2]) : 8192;
   int splits = argc > 3 ? std::atoi(argv[3]) : 6;
@@ -427,5 +529,7 @@ int main(int argc, char **argv) {
       failed |= mismatches != 0;
     }
   }
+  if (argc > 4)
+    failed |= runTilec(argv[4], a, B, splits, seq, pagesPerSeq, host, table, gb, e0, e1);
   return failed;
 }
