@@ -17,7 +17,9 @@
 //            cp.async.bulk into a ring of N shared buffers, and each warp reads
 //            its head's words from there
 //   asyncN   as pageN, but the 256 threads copy each page with 16-byte cp.async
-//            (Ampere's per-thread async copy), N - 1 pages ahead
+//            (Ampere's per-thread async copy), N - 1 pages ahead; asyncpad2
+//            zero-fills each stage past the page up to 32 KiB, as tilec's
+//            power-of-two page tile does
 // All sum the same values in the same order, so their checksums must match bit
 // for bit. Prints the time (median of 10 after 2 warm-ups) and GB/s over the
 // slot bytes. Built with nvcc -arch=sm_90a (cp.async.bulk is sm_90+):
@@ -299,7 +301,10 @@ template <int Stages> __global__ void page(Args a) {
 // As page, but the 256 threads copy each page with 16-byte cp.async (each
 // thread chunks c = threadIdx.x + 256 k of the page, a commit group a page),
 // Stages - 1 pages ahead; Stages = 1 copies and waits in the same iteration.
-template <int Stages> __global__ void pageAsync(Args a) {
+// Stride: a stage's bytes; past the page's, the threads zero-fill 16-byte
+// chunks (cp.async with no source bytes) up to it, as tilec does for a page
+// held in a power-of-two tile.
+template <int Stages, int Stride = kPageBytes> __global__ void pageAsync(Args a) {
   extern __shared__ __align__(128) uint8_t pages[];
   int b = blockIdx.x, s = blockIdx.y, h = threadIdx.x / 32, lane = threadIdx.x % 32;
   int per = a.seq / a.splits, start = s * per, blocks = per / kBlock;
@@ -309,10 +314,12 @@ template <int Stages> __global__ void pageAsync(Args a) {
     if (n < blocks) {
       int p = a.table[b * a.pagesPerSeq + (start + n * kBlock) / kPage];
       const uint8_t *src = a.cache + int64_t(p) * kPageBytes;
-      uint8_t *dst = pages + (n % Stages) * kPageBytes;
-      for (int c = threadIdx.x; c < kPageBytes / 16; c += blockDim.x) {
+      uint8_t *dst = pages + (n % Stages) * Stride;
+      for (int c = threadIdx.x; c < Stride / 16; c += blockDim.x) {
         uint32_t d = uint32_t(__cvta_generic_to_shared(dst + 16 * c));
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(d), "l"(src + 16 * c)
+        int live = c < kPageBytes / 16 ? 16 : 0;
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(d),
+                     "l"(src + 16 * (c < kPageBytes / 16 ? c : 0)), "r"(live)
                      : "memory");
       }
     }
@@ -328,7 +335,7 @@ template <int Stages> __global__ void pageAsync(Args a) {
     issue(n + Stages - 1);
     asm volatile("cp.async.wait_group %0;" ::"n"(Stages - 1) : "memory");
     __syncthreads();
-    const uint8_t *rows = pages + (n % Stages) * kPageBytes + h * kSlot;
+    const uint8_t *rows = pages + (n % Stages) * Stride + h * kSlot;
     uint32_t w[2][kWords];
 #pragma unroll
     for (int row = 0; row < 2; ++row)
@@ -473,7 +480,8 @@ int main(int argc, char **argv) {
                               {"page4", page<4>, 8, 4 * kPageBytes},
                               {"async1", pageAsync<1>, 8, kPageBytes},
                               {"async2", pageAsync<2>, 8, 2 * kPageBytes},
-                              {"async3", pageAsync<3>, 8, 3 * kPageBytes}};
+                              {"async3", pageAsync<3>, 8, 3 * kPageBytes},
+                              {"asyncpad2", pageAsync<2, 32768>, 8, 2 * 32768}};
   constexpr int kVariants = sizeof(variants) / sizeof(variants[0]);
   std::vector<float *> out(kVariants);
   size_t outs = size_t(B) * kHkv * splits * 32;
