@@ -92,11 +92,18 @@ Value mlir::tileir::sharedAddress(OpBuilder &b, Location loc, const GPUTargetInf
   return LLVM::GEPOp::create(b, loc, ptrType, b.getI8Type(), array, ValueRange{byte});
 }
 
+int64_t mlir::tileir::stageLiveElements(Value buffer) {
+  auto live = buffer.getDefiningOp()->getAttrOfType<IntegerAttr>(kStageLiveAttr);
+  return live ? live.getInt() : -1;
+}
+
 Value mlir::tileir::stageAddress(OpBuilder &b, Location loc, const GPUTargetInfo &target,
-                                 Operation *op, Value buffer, Value stage, int64_t stageBytes,
-                                 Value index, int64_t elemBytes) {
+                                 Operation *op, Value buffer, Value stage, Value index,
+                                 int64_t elemBytes) {
+  auto stages = buffer.getDefiningOp<StageBufferOp>();
+  int64_t stageBytes = stages.getBytes() / stages.getStages();
   Value byte = arith::MulIOp::create(b, loc, index, i32Const(b, loc, elemBytes));
-  if (buffer.getDefiningOp<StageBufferOp>().getSwizzled()) // chunk ^= row % 8
+  if (stages.getSwizzled()) // chunk ^= row % 8
     byte = arith::XOrIOp::create(
         b, loc, byte,
         arith::AndIOp::create(b, loc, arith::ShRUIOp::create(b, loc, byte, i32Const(b, loc, 3)),

@@ -62,10 +62,14 @@ Value sharedAddress(OpBuilder &b, Location loc, const GPUTargetInfo &target, Ope
                     Value offset);
 
 /// The shared address of element `index` of stage `stage` of `op`'s buffer
-/// (`buffer`'s copy, wait or read): stages of `stageBytes` bytes, each its
-/// tile in row-major order (a swizzled buffer's 16-byte chunks permuted).
+/// (`buffer`'s copy, wait or read): each stage its tile in row-major order (a
+/// swizzled buffer's 16-byte chunks permuted; a buffer with kStageLiveAttr
+/// only the live elements).
 Value stageAddress(OpBuilder &b, Location loc, const GPUTargetInfo &target, Operation *op,
-                   Value buffer, Value stage, int64_t stageBytes, Value index, int64_t elemBytes);
+                   Value buffer, Value stage, Value index, int64_t elemBytes);
+/// The live elements of a stage of `buffer` (kStageLiveAttr), or -1 when it
+/// holds its whole tile.
+int64_t stageLiveElements(Value buffer);
 
 /// `values` (one element type) in memory form, packed into one value:
 /// fp8 and i1 as i8, several elements as a vector.

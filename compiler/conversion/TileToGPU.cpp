@@ -217,11 +217,20 @@ struct AsyncCopyLowering : GPUPattern<AsyncCopyOp> {
       masks = unpack(rewriter, loc, adaptor.getMask());
     Value always = arith::ConstantOp::create(rewriter, loc, rewriter.getBoolAttr(true));
     Value base = threadIndex(rewriter, loc, target, layout);
+    int64_t live = stageLiveElements(op.getBuffer());
     for (int64_t r = 0; r < layout.getNumRegisters(); r += width) {
       Value index = arith::OrIOp::create(rewriter, loc, base,
                                          i32Const(rewriter, loc, layout.registerIndex(r)));
-      Value dst = stageAddress(rewriter, loc, target, op, op.getBuffer(), adaptor.getStage(),
-                               tileType.getNumElements() * eb, index, eb);
+      // A run past a trimmed stage's live elements is not copied at all.
+      OpBuilder::InsertionGuard guard(rewriter);
+      if (live >= 0) {
+        Value inside = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, index,
+                                             i32Const(rewriter, loc, live));
+        auto branch = scf::IfOp::create(rewriter, loc, inside, /*withElseRegion=*/false);
+        rewriter.setInsertionPointToStart(&branch.getThenRegion().front());
+      }
+      Value dst =
+          stageAddress(rewriter, loc, target, op, op.getBuffer(), adaptor.getStage(), index, eb);
       Value src = globalPointer(rewriter, loc, target, ptrs[r]);
       Value pred = masks.empty() ? always : masks[r];
       if (target.asyncCopy(rewriter, loc, dst, src, width * eb, pred))
@@ -287,12 +296,24 @@ struct StageReadLowering : GPUPattern<StageReadOp> {
     Value base = threadIndex(rewriter, loc, target, layout);
     int64_t width = std::min(consecutiveRegisters(layout), std::max<int64_t>(1, 16 / eb));
     SmallVector<Value> out;
+    int64_t live = stageLiveElements(op.getBuffer());
+    Type runType = memoryType(elem, width);
     for (int64_t r = 0; r < layout.getNumRegisters(); r += width) {
       Value index = arith::OrIOp::create(rewriter, loc, base,
                                          i32Const(rewriter, loc, layout.registerIndex(r)));
-      Value ptr = stageAddress(rewriter, loc, target, op, op.getBuffer(), adaptor.getStage(),
-                               type.getNumElements() * eb, index, eb);
-      Value raw = LLVM::LoadOp::create(rewriter, loc, memoryType(elem, width), ptr, width * eb);
+      auto read = [&](OpBuilder &b) -> SmallVector<Value> {
+        Value ptr = stageAddress(b, loc, target, op, op.getBuffer(), adaptor.getStage(), index, eb);
+        return {LLVM::LoadOp::create(b, loc, runType, ptr, width * eb)};
+      };
+      // Past a trimmed stage's live elements: zeros, as they were copied.
+      Value raw = live < 0 ? read(rewriter).front()
+                           : guarded(rewriter, loc,
+                                     arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult,
+                                                           index, i32Const(rewriter, loc, live)),
+                                     runType, read, [&](OpBuilder &b) -> SmallVector<Value> {
+                                       return {arith::ConstantOp::create(
+                                           b, loc, cast<TypedAttr>(b.getZeroAttr(runType)))};
+                                     });
       llvm::append_range(out, fromMemory(rewriter, loc, raw, elem, width));
     }
     rewriter.replaceOp(op, pack(rewriter, loc, getTypeConverter()->convertType(type), out));

@@ -373,13 +373,27 @@ struct GatherLowering : GPUPattern<GatherOp> {
     int64_t bytes = sharedElementBytes(tableType), n = tableType.getDimSize(0);
     Value stage = rewriter.getRemappedValue(read.getStage());
     SmallVector<Value> out;
+    int64_t live = stageLiveElements(read.getBuffer());
     for (Value index : unpack(rewriter, loc, adaptor.getIndices())) {
       index = arith::AndIOp::create(rewriter, loc, toI32(rewriter, loc, index),
                                     i32Const(rewriter, loc, n - 1));
-      Value ptr = stageAddress(rewriter, loc, lowering.target, read, read.getBuffer(), stage,
-                               n * bytes, index, bytes);
+      // A trimmed stage: an element past the live ones is 0 (masked off), and
+      // its lookup reads element 0 instead, inside the stage.
+      Value inside;
+      if (live >= 0) {
+        inside = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, index,
+                                       i32Const(rewriter, loc, live));
+        index = arith::SelectOp::create(rewriter, loc, inside, index, i32Const(rewriter, loc, 0));
+      }
+      Value ptr =
+          stageAddress(rewriter, loc, lowering.target, read, read.getBuffer(), stage, index, bytes);
       Value raw = LLVM::LoadOp::create(rewriter, loc, memoryType(elem, 1), ptr, bytes);
-      out.push_back(fromMemory(rewriter, loc, raw, elem, 1).front());
+      Value v = fromMemory(rewriter, loc, raw, elem, 1).front();
+      if (inside)
+        v = arith::SelectOp::create(
+            rewriter, loc, inside, v,
+            arith::ConstantOp::create(rewriter, loc, cast<TypedAttr>(rewriter.getZeroAttr(elem))));
+      out.push_back(v);
     }
     rewriter.replaceOp(op, pack(rewriter, loc, getTypeConverter()->convertType(op.getType()), out));
     return success();

@@ -15,7 +15,10 @@
 // buffer, in the layout the dot reads, and the dot reads the stage itself.
 // A gather whose table is a staged tile looks its indices up in the stage
 // (kGatherReadsStageAttr), instead of writing the table to shared memory
-// again: a large table (a page of a paged cache, say) costs one copy.
+// again: a large table (a page of a paged cache, say) costs one copy. Where
+// such a table is masked by `range < C` (a page padded to a power of two),
+// each stage holds its first C elements only (kStageLiveAttr): nothing past
+// them is copied, and their lookups give 0.
 //
 //===----------------------------------------------------------------------===//
 #include "tile/Analysis/SharedMemory.h"
@@ -114,6 +117,41 @@ DotOp stageReadingDot(LoadOp load) {
   return dot;
 }
 
+/// C where `load` is a 1-D load masked by `range(0, N) < C` (a constant
+/// 0 < C < N) whose users are all gathers looking up their indices in it
+/// (directly, or after a layout conversion): its stages need hold only the
+/// first C elements (kStageLiveAttr); else -1.
+int64_t liveElements(LoadOp load) {
+  auto type = cast<RankedTensorType>(load.getType());
+  auto cmp = load.getMask() ? load.getMask().getDefiningOp<arith::CmpIOp>() : arith::CmpIOp();
+  if (type.getRank() != 1 || !cmp ||
+      (cmp.getPredicate() != arith::CmpIPredicate::slt &&
+       cmp.getPredicate() != arith::CmpIPredicate::ult))
+    return -1;
+  auto range = cmp.getLhs().getDefiningOp<RangeOp>();
+  Value rhs = cmp.getRhs();
+  if (auto splat = rhs.getDefiningOp<SplatOp>())
+    rhs = splat.getSrc();
+  APInt bound; // a splat, or a dense splat constant once canonicalized
+  if (!range || range.getStart() != 0 || !matchPattern(rhs, m_ConstantInt(&bound)))
+    return -1;
+  int64_t live = bound.getSExtValue();
+  if (live <= 0 || live >= type.getDimSize(0))
+    return -1;
+  auto looksUp = [](Operation *user, Value table) {
+    auto gather = dyn_cast<GatherOp>(user);
+    return gather && gather.getTable() == table;
+  };
+  for (Operation *user : load->getUsers()) {
+    auto convert = dyn_cast<ConvertLayoutOp>(user);
+    if (convert ? !llvm::all_of(convert->getUsers(),
+                                [&](Operation *u) { return looksUp(u, convert.getResult()); })
+                : !looksUp(user, load.getResult()))
+      return -1;
+  }
+  return live;
+}
+
 /// Where to read the staged tile of `load`: before its first user when all
 /// its users are in one block (inside a branch, iterations that take the
 /// other way then read nothing), else where the load was.
@@ -177,16 +215,22 @@ public:
     SmallVector<Value> buffers;
     for (Candidate &c : candidates) {
       auto type = cast<RankedTensorType>(c.load.getType());
-      int64_t bytes = type.getNumElements() *
-                      std::max<int64_t>(1, type.getElementTypeBitWidth() / 8) * stages;
+      int64_t elementBytes = std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+      int64_t live = liveElements(c.load);
+      int64_t bytes = (live < 0 ? type.getNumElements() * elementBytes
+                                : llvm::alignTo(live * elementBytes, 16)) *
+                      stages;
       DotOp dot = stageReadingDot(c.load);
       if (dot) {
         dot->removeAttr(kDotStagingAttr);
         dot->setAttr(kDotReadsStageAttr, b.getUnitAttr());
       }
-      buffers.push_back(StageBufferOp::create(b, loc, b.getI64IntegerAttr(bytes),
-                                              b.getI32IntegerAttr(int32_t(stages)),
-                                              dot ? b.getUnitAttr() : UnitAttr()));
+      auto buffer = StageBufferOp::create(b, loc, b.getI64IntegerAttr(bytes),
+                                          b.getI32IntegerAttr(int32_t(stages)),
+                                          dot ? b.getUnitAttr() : UnitAttr());
+      if (live >= 0)
+        buffer->setAttr(kStageLiveAttr, b.getI64IntegerAttr(live));
+      buffers.push_back(buffer);
     }
     // Prologue: iterations 0 .. S-2 into stages 0 .. S-2.
     for (int64_t k = 0; k + 1 < stages; ++k) {

@@ -579,12 +579,13 @@ std::vector<LayoutVariant> tile::layouts::layoutVariants() {
                     {"BK", std::to_string(bk)},
                     {"BD", std::to_string(bd)}},
                    w});
-  // Pages staged whole and gathered from the stage: a small table over 4 warps;
-  // TurboQuant's page (8576 halfwords of 16384) over 8 warps in three 32 KiB
-  // stages (dynamic shared memory, past 48 KiB), and half of it in two; all
-  // three copied by cp.async in 16-byte runs (the words 16-byte aligned); a
-  // table with every element live on one warp, three stages, its copies
-  // through registers (no alignment known).
+  // Pages staged whole and gathered from the stage, each stage holding the live
+  // elements only: a small table over 4 warps; TurboQuant's page (8576
+  // halfwords of 16384) over 8 warps in three 17152-byte stages (dynamic shared
+  // memory, past 48 KiB), and half of it in two; all three copied by cp.async
+  // in 16-byte runs (the words 16-byte aligned); a table with every element
+  // live on one warp, three stages, its copies through registers (no
+  // alignment known).
   for (auto [pw, live, r, c, ns, w, aligned] :
        std::vector<std::array<unsigned, 7>>{{1024, 536, 8, 32, 2, 4, 1},
                                             {16384, 8576, 16, 64, 3, 8, 1},

@@ -91,6 +91,11 @@ inline constexpr llvm::StringLiteral kDotReadsStageAttr = "tile.dot_reads_stage"
 /// its indices up in the stage itself, with no table of its own (set by
 /// tile-pipeline-loads).
 inline constexpr llvm::StringLiteral kGatherReadsStageAttr = "tile.gather_reads_stage";
+/// On a tile.stage_buffer of a 1-D load masked by `range < C` (C constant)
+/// whose users are all gathers: C. Each stage holds the first C elements
+/// (rounded up to 16 bytes) and nothing past them is copied or read: the
+/// lookups of elements past C give 0 (tile-pipeline-loads sets it).
+inline constexpr llvm::StringLiteral kStageLiveAttr = "tile.stage_live";
 /// The attribute holding a kernel's shared-memory bytes.
 inline constexpr llvm::StringLiteral kSharedBytesAttr = "tile.shared_bytes";
 /// On an scf.for: the `num_stages` of its `range`, the ring buffer depth
