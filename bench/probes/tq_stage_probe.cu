@@ -100,6 +100,31 @@ __device__ float consume(const uint32_t (&w)[kWords], float level) {
   return acc;
 }
 
+// A block's two token rows g and g + 8 (row g at `row0`, `stride` bytes
+// apart) read from shared memory and added to `acc`, as direct's registers are.
+__device__ void consumeRows(float &acc, const uint8_t *row0, int stride, int r, int g,
+                            float level) {
+  uint32_t w[2][kWords];
+#pragma unroll
+  for (int row = 0; row < 2; ++row)
+    load(row0 + (g + 8 * row) * stride, r, g, w[row]);
+#pragma unroll
+  for (int row = 0; row < 2; ++row)
+    acc += consume(w[row], level);
+}
+
+// cp.async of 16 bytes, `bytes` of them from `src` (the rest zero-filled),
+// and the group and wait operations around it.
+__device__ void copy16(void *dst, const void *src, int bytes) {
+  uint32_t d = uint32_t(__cvta_generic_to_shared(dst));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(d), "l"(src), "r"(bytes)
+               : "memory");
+}
+__device__ void commitGroup() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+template <int Pending> __device__ void waitGroups() {
+  asm volatile("cp.async.wait_group %0;" ::"n"(Pending) : "memory");
+}
+
 __device__ int64_t slotAt(const Args &a, int b, int h, int tok) {
   int page = a.table[b * a.pagesPerSeq + tok / kPage];
   return (int64_t(page) * kPage + tok % kPage) * kHkv * kSlot + int64_t(h) * kSlot;
@@ -197,13 +222,7 @@ __global__ void bulk(Args a) {
     if (lane == 0 && t0 + kBlock < end)
       stage(a, b, h, t0 + kBlock, rows[i ^ 1], &bars[i ^ 1]);
     wait(&bars[i], uint32_t(n >> 1) & 1);
-    uint32_t w[2][kWords];
-#pragma unroll
-    for (int row = 0; row < 2; ++row)
-      load(rows[i] + (g + 8 * row) * kRow + skew, r, g, w[row]);
-#pragma unroll
-    for (int row = 0; row < 2; ++row)
-      acc += consume(w[row], level);
+    consumeRows(acc, rows[i] + skew, kRow, r, g, level);
     __syncwarp();
   }
   a.out[((b * kHkv + h) * a.splits + s) * 32 + lane] = acc;
@@ -224,27 +243,18 @@ template <int Stages> __global__ void chunk(Args a) {
       for (int c = lane; c < kBlock * 10; c += 32) {
         int t = c / 10, k = c % 10;
         int64_t slot = slotAt(a, b, h, start + n * kBlock + t) & ~int64_t(15);
-        uint32_t d = uint32_t(__cvta_generic_to_shared(&rows[n % Stages][t * kRow + 16 * k]));
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(d),
-                     "l"(a.cache + slot + 16 * k)
-                     : "memory");
+        copy16(&rows[n % Stages][t * kRow + 16 * k], a.cache + slot + 16 * k, 16);
       }
-    asm volatile("cp.async.commit_group;" ::: "memory");
+    commitGroup();
   };
   for (int n = 0; n < Stages - 1; ++n)
     issue(n);
   for (int n = 0; n < blocks; ++n) {
     __syncwarp();
     issue(n + Stages - 1);
-    asm volatile("cp.async.wait_group %0;" ::"n"(Stages - 1) : "memory");
+    waitGroups<Stages - 1>();
     __syncwarp();
-    uint32_t w[2][kWords];
-#pragma unroll
-    for (int row = 0; row < 2; ++row)
-      load(rows[n % Stages] + (g + 8 * row) * kRow + skew, r, g, w[row]);
-#pragma unroll
-    for (int row = 0; row < 2; ++row)
-      acc += consume(w[row], level);
+    consumeRows(acc, rows[n % Stages] + skew, kRow, r, g, level);
   }
   a.out[((b * kHkv + h) * a.splits + s) * 32 + lane] = acc;
 }
@@ -287,13 +297,7 @@ template <int Stages> __global__ void page(Args a) {
       issue(n + Stages - 1);
     wait(&bars[n % Stages], uint32_t(n / Stages) & 1);
     const uint8_t *rows = pages + (n % Stages) * kPageBytes + h * kSlot;
-    uint32_t w[2][kWords];
-#pragma unroll
-    for (int row = 0; row < 2; ++row)
-      load(rows + (g + 8 * row) * kHkv * kSlot, r, g, w[row]);
-#pragma unroll
-    for (int row = 0; row < 2; ++row)
-      acc += consume(w[row], level);
+    consumeRows(acc, rows, kHkv * kSlot, r, g, level);
   }
   a.out[((b * kHkv + h) * a.splits + s) * 32 + lane] = acc;
 }
@@ -316,14 +320,11 @@ template <int Stages, int Stride = kPageBytes> __global__ void pageAsync(Args a)
       const uint8_t *src = a.cache + int64_t(p) * kPageBytes;
       uint8_t *dst = pages + (n % Stages) * Stride;
       for (int c = threadIdx.x; c < Stride / 16; c += blockDim.x) {
-        uint32_t d = uint32_t(__cvta_generic_to_shared(dst + 16 * c));
-        int live = c < kPageBytes / 16 ? 16 : 0;
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(d),
-                     "l"(src + 16 * (c < kPageBytes / 16 ? c : 0)), "r"(live)
-                     : "memory");
+        bool live = c < kPageBytes / 16;
+        copy16(dst + 16 * c, src + 16 * (live ? c : 0), live ? 16 : 0);
       }
     }
-    asm volatile("cp.async.commit_group;" ::: "memory");
+    commitGroup();
   };
   for (int n = 0; n < Stages - 1; ++n)
     issue(n);
@@ -333,16 +334,10 @@ template <int Stages, int Stride = kPageBytes> __global__ void pageAsync(Args a)
   for (int n = 0; n < blocks; ++n) {
     __syncthreads();
     issue(n + Stages - 1);
-    asm volatile("cp.async.wait_group %0;" ::"n"(Stages - 1) : "memory");
+    waitGroups<Stages - 1>();
     __syncthreads();
     const uint8_t *rows = pages + (n % Stages) * Stride + h * kSlot;
-    uint32_t w[2][kWords];
-#pragma unroll
-    for (int row = 0; row < 2; ++row)
-      load(rows + (g + 8 * row) * kHkv * kSlot, r, g, w[row]);
-#pragma unroll
-    for (int row = 0; row < 2; ++row)
-      acc += consume(w[row], level);
+    consumeRows(acc, rows, kHkv * kSlot, r, g, level);
   }
   a.out[((b * kHkv + h) * a.splits + s) * 32 + lane] = acc;
 }
