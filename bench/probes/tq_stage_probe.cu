@@ -342,6 +342,24 @@ template <int Stages, int Stride = kPageBytes> __global__ void pageAsync(Args a)
   a.out[((b * kHkv + h) * a.splits + s) * 32 + lane] = acc;
 }
 
+// The median time of 10 runs of `launch` after 2 warm-ups, in ms.
+template <class Launch> double medianMs(Launch launch, cudaEvent_t e0, cudaEvent_t e1) {
+  std::vector<float> times;
+  for (int rep = 0; rep < 12; ++rep) {
+    CHECK(cudaEventRecord(e0));
+    launch();
+    CHECK(cudaEventRecord(e1));
+    CHECK(cudaEventSynchronize(e1));
+    CHECK(cudaGetLastError());
+    float t;
+    CHECK(cudaEventElapsedTime(&t, e0, e1));
+    if (rep >= 2)
+      times.push_back(t);
+  }
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
+}
+
 // Times the tilec build of bench/probes/tq_page_probe.tile at `ptx` (its
 // shared_bytes from `ptx`.meta) on the same cache and page table, and checks
 // its sums against the host's (f64; the kernel sums in f32).
@@ -375,20 +393,11 @@ int runTilec(const char *ptx, const Args &a, int B, int splits, int seq, int pag
   CHECK(cudaMemset(dOut, 0xff, outs * sizeof(float)));
   int per = seq / splits;
   void *args[] = {(void *)&a.cache, (void *)&a.table, &dLevels, &dOut, &pagesPerSeq, &per};
-  std::vector<float> times;
-  for (int rep = 0; rep < 12; ++rep) {
-    CHECK(cudaEventRecord(e0));
-    CHECK_CU(cuLaunchKernel(fn, B, splits, 1, threads, 1, 1, dynamic, nullptr, args, nullptr));
-    CHECK(cudaEventRecord(e1));
-    CHECK(cudaEventSynchronize(e1));
-    CHECK(cudaGetLastError());
-    float t;
-    CHECK(cudaEventElapsedTime(&t, e0, e1));
-    if (rep >= 2)
-      times.push_back(t);
-  }
-  std::sort(times.begin(), times.end());
-  double ms = times[times.size() / 2];
+  double ms = medianMs(
+      [&] {
+        CHECK_CU(cuLaunchKernel(fn, B, splits, 1, threads, 1, 1, dynamic, nullptr, args, nullptr));
+      },
+      e0, e1);
   std::vector<float> got(outs);
   CHECK(cudaMemcpy(got.data(), dOut, outs * sizeof(float), cudaMemcpyDeviceToHost));
   const auto *bytes = reinterpret_cast<const uint8_t *>(host.data());
@@ -501,20 +510,7 @@ int main(int argc, char **argv) {
       dim3 grid = x.warps == 1 ? dim3(B, kHkv, splits) : dim3(B, splits);
       a.out = out[v];
       CHECK(cudaMemset(out[v], 0xff, outs * sizeof(float)));
-      std::vector<float> times;
-      for (int rep = 0; rep < 12; ++rep) {
-        CHECK(cudaEventRecord(e0));
-        x.kernel<<<grid, 32 * x.warps, dyn>>>(a);
-        CHECK(cudaEventRecord(e1));
-        CHECK(cudaEventSynchronize(e1));
-        CHECK(cudaGetLastError());
-        float t;
-        CHECK(cudaEventElapsedTime(&t, e0, e1));
-        if (rep >= 2)
-          times.push_back(t);
-      }
-      std::sort(times.begin(), times.end());
-      double ms = times[times.size() / 2];
+      double ms = medianMs([&] { x.kernel<<<grid, 32 * x.warps, dyn>>>(a); }, e0, e1);
       base = v ? base : ms;
       std::vector<float> r(outs);
       CHECK(cudaMemcpy(r.data(), out[v], outs * sizeof(float), cudaMemcpyDeviceToHost));
