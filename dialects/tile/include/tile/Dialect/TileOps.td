@@ -228,7 +228,8 @@ def Tile_StageBufferOp : Tile_Op<"stage_buffer"> {
     Made by tile-pipeline-loads for one load of a loop with `num_stages`:
     stage k holds the tile of iteration i with i mod stages == k. The result
     names the buffer for tile.async_copy, tile.async_wait and tile.stage_read; the allocation
-    pass places `bytes` (stages x the tile's bytes) for as long as a loop
+    pass places `bytes` (stages x the tile's bytes, or x its live elements' with
+    tile.stage_live: a gather table masked by range < C) for as long as a loop
     using it runs. A `swizzled` buffer holds tiles of 128-byte rows with the
     16-byte chunk c of row r at chunk c ^ (r mod 8), 1024-byte aligned: the
     layout a dot reads its B operand in from shared memory (wgmma), so that
