@@ -92,9 +92,12 @@ Value mlir::tileir::sharedAddress(OpBuilder &b, Location loc, const GPUTargetInf
   return LLVM::GEPOp::create(b, loc, ptrType, b.getI8Type(), array, ValueRange{byte});
 }
 
-int64_t mlir::tileir::stageLiveElements(Value buffer) {
+Value mlir::tileir::insideLiveElements(OpBuilder &b, Location loc, Value buffer, Value index) {
   auto live = buffer.getDefiningOp()->getAttrOfType<IntegerAttr>(kStageLiveAttr);
-  return live ? live.getInt() : -1;
+  if (!live)
+    return Value();
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, index,
+                               i32Const(b, loc, live.getInt()));
 }
 
 Value mlir::tileir::stageAddress(OpBuilder &b, Location loc, const GPUTargetInfo &target,

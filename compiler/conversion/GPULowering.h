@@ -67,9 +67,10 @@ Value sharedAddress(OpBuilder &b, Location loc, const GPUTargetInfo &target, Ope
 /// only the live elements).
 Value stageAddress(OpBuilder &b, Location loc, const GPUTargetInfo &target, Operation *op,
                    Value buffer, Value stage, Value index, int64_t elemBytes);
-/// The live elements of a stage of `buffer` (kStageLiveAttr), or -1 when it
-/// holds its whole tile.
-int64_t stageLiveElements(Value buffer);
+/// Whether element `index` (i32) is one of a trimmed stage's live elements
+/// (kStageLiveAttr: index < C), as an i1; null when `buffer`'s stages hold
+/// their whole tile.
+Value insideLiveElements(OpBuilder &b, Location loc, Value buffer, Value index);
 
 /// `values` (one element type) in memory form, packed into one value:
 /// fp8 and i1 as i8, several elements as a vector.

@@ -217,15 +217,12 @@ struct AsyncCopyLowering : GPUPattern<AsyncCopyOp> {
       masks = unpack(rewriter, loc, adaptor.getMask());
     Value always = arith::ConstantOp::create(rewriter, loc, rewriter.getBoolAttr(true));
     Value base = threadIndex(rewriter, loc, target, layout);
-    int64_t live = stageLiveElements(op.getBuffer());
     for (int64_t r = 0; r < layout.getNumRegisters(); r += width) {
       Value index = arith::OrIOp::create(rewriter, loc, base,
                                          i32Const(rewriter, loc, layout.registerIndex(r)));
       // A run past a trimmed stage's live elements is not copied at all.
       OpBuilder::InsertionGuard guard(rewriter);
-      if (live >= 0) {
-        Value inside = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, index,
-                                             i32Const(rewriter, loc, live));
+      if (Value inside = insideLiveElements(rewriter, loc, op.getBuffer(), index)) {
         auto branch = scf::IfOp::create(rewriter, loc, inside, /*withElseRegion=*/false);
         rewriter.setInsertionPointToStart(&branch.getThenRegion().front());
       }
@@ -296,7 +293,6 @@ struct StageReadLowering : GPUPattern<StageReadOp> {
     Value base = threadIndex(rewriter, loc, target, layout);
     int64_t width = std::min(consecutiveRegisters(layout), std::max<int64_t>(1, 16 / eb));
     SmallVector<Value> out;
-    int64_t live = stageLiveElements(op.getBuffer());
     Type runType = memoryType(elem, width);
     for (int64_t r = 0; r < layout.getNumRegisters(); r += width) {
       Value index = arith::OrIOp::create(rewriter, loc, base,
@@ -306,14 +302,13 @@ struct StageReadLowering : GPUPattern<StageReadOp> {
         return {LLVM::LoadOp::create(b, loc, runType, ptr, width * eb)};
       };
       // Past a trimmed stage's live elements: zeros, as they were copied.
-      Value raw = live < 0 ? read(rewriter).front()
-                           : guarded(rewriter, loc,
-                                     arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult,
-                                                           index, i32Const(rewriter, loc, live)),
-                                     runType, read, [&](OpBuilder &b) -> SmallVector<Value> {
-                                       return {arith::ConstantOp::create(
-                                           b, loc, cast<TypedAttr>(b.getZeroAttr(runType)))};
-                                     });
+      Value inside = insideLiveElements(rewriter, loc, op.getBuffer(), index);
+      Value raw = !inside ? read(rewriter).front()
+                          : guarded(rewriter, loc, inside, runType, read,
+                                    [&](OpBuilder &b) -> SmallVector<Value> {
+                                      return {arith::ConstantOp::create(
+                                          b, loc, cast<TypedAttr>(b.getZeroAttr(runType)))};
+                                    });
       llvm::append_range(out, fromMemory(rewriter, loc, raw, elem, width));
     }
     rewriter.replaceOp(op, pack(rewriter, loc, getTypeConverter()->convertType(type), out));

@@ -373,18 +373,14 @@ struct GatherLowering : GPUPattern<GatherOp> {
     int64_t bytes = sharedElementBytes(tableType), n = tableType.getDimSize(0);
     Value stage = rewriter.getRemappedValue(read.getStage());
     SmallVector<Value> out;
-    int64_t live = stageLiveElements(read.getBuffer());
     for (Value index : unpack(rewriter, loc, adaptor.getIndices())) {
       index = arith::AndIOp::create(rewriter, loc, toI32(rewriter, loc, index),
                                     i32Const(rewriter, loc, n - 1));
       // A trimmed stage: an element past the live ones is 0 (masked off), and
       // its lookup reads element 0 instead, inside the stage.
-      Value inside;
-      if (live >= 0) {
-        inside = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, index,
-                                       i32Const(rewriter, loc, live));
+      Value inside = insideLiveElements(rewriter, loc, read.getBuffer(), index);
+      if (inside)
         index = arith::SelectOp::create(rewriter, loc, inside, index, i32Const(rewriter, loc, 0));
-      }
       Value ptr =
           stageAddress(rewriter, loc, lowering.target, read, read.getBuffer(), stage, index, bytes);
       Value raw = LLVM::LoadOp::create(rewriter, loc, memoryType(elem, 1), ptr, bytes);
