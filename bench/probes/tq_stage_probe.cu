@@ -431,9 +431,9 @@ int runTilec(const char *ptx, const Args &a, int B, int splits, int seq, int pag
   int regs = 0, perSm = 0;
   CHECK_CU(cuFuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, fn));
   CHECK_CU(cuOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, fn, threads, dynamic));
-  std::printf("  tilec    %3d regs, %2d warps an SM: %8.1f us %5.0f GB/s, sums %s (%zu of %zu off "
+  std::printf("  %s: %3d regs, %2d warps an SM: %8.1f us %5.0f GB/s, sums %s (%zu of %zu off "
               "by more than 1e-5 of their mass; worst %.2g)\n",
-              regs, perSm * threads / 32, ms * 1e3, gb / ms * 1e3, bad ? "DIFFER" : "match", bad,
+              ptx, regs, perSm * threads / 32, ms * 1e3, gb / ms * 1e3, bad ? "DIFFER" : "match", bad,
               outs, worst);
   return bad != 0;
 }
@@ -528,7 +528,7 @@ int main(int argc, char **argv) {
       failed |= mismatches != 0;
     }
   }
-  if (argc > 4)
-    failed |= runTilec(argv[4], a, B, splits, seq, pagesPerSeq, host, table, gb, e0, e1);
+  for (int i = 4; i < argc; ++i)
+    failed |= runTilec(argv[i], a, B, splits, seq, pagesPerSeq, host, table, gb, e0, e1);
   return failed;
 }
