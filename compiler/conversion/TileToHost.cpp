@@ -385,8 +385,10 @@ struct TransLowering : OpConversionPattern<TransOp> {
                                 ConversionPatternRewriter &rewriter) const override {
     auto type = cast<RankedTensorType>(getTypeConverter()->convertType(op.getType()));
     Value init = emptyLike(rewriter, op.getLoc(), type);
+    SmallVector<int64_t> permutation = llvm::to_vector(llvm::seq<int64_t>(type.getRank()));
+    std::swap(permutation[type.getRank() - 2], permutation.back());
     auto t = linalg::TransposeOp::create(rewriter, op.getLoc(), adaptor.getSrc(), init,
-                                         ArrayRef<int64_t>{1, 0});
+                                         permutation);
     rewriter.replaceOp(op, t.getResult()[0]);
     return success();
   }

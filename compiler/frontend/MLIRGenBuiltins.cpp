@@ -473,11 +473,12 @@ std::optional<Val> MLIRGen::genBuiltin(const CallExpr &call, bool &handled) {
     auto x = genTile(*call.args[0], type);
     if (!x)
       return std::nullopt;
-    if (!type || type.getRank() != 2)
-      return error(call.args[0]->getLoc(), "trans needs a 2-D tile, got " + describe(*x)),
+    if (!type || (type.getRank() != 2 && type.getRank() != 3))
+      return error(call.args[0]->getLoc(), "trans needs a 2-D or 3-D tile, got " + describe(*x)),
              std::nullopt;
-    auto result = mlir::RankedTensorType::get({type.getDimSize(1), type.getDimSize(0)},
-                                              type.getElementType());
+    llvm::SmallVector<int64_t> shape(type.getShape());
+    std::swap(shape[shape.size() - 2], shape.back());
+    auto result = mlir::RankedTensorType::get(shape, type.getElementType());
     return Val::makeRuntime(
         mlir::tileir::TransOp::create(builder, loc(l), result, x->value), x->isUnsigned);
   }

@@ -90,6 +90,10 @@ std::string validateCase(const TqCase &c) {
     os << "Hq = " << c.hq << " is not a multiple of Hkv = " << c.hkv;
   else if (c.headsPerProgram < 1 || (c.hq / c.hkv) % c.headsPerProgram != 0)
     os << "HEADS = " << c.headsPerProgram << " does not divide the group " << c.hq / c.hkv;
+  else if (c.kvHeadsPerProgram != 1 &&
+           (c.kvHeadsPerProgram != c.hkv || c.headsPerProgram != c.hq / c.hkv))
+    os << c.kvHeadsPerProgram << " kv heads a program: only 1, or all " << c.hkv
+       << " with HEADS = the group";
   else if (c.numSplits < 1 || c.blockSize < 1)
     os << "splits = " << c.numSplits << ", block_size = " << c.blockSize << ": both must be >= 1";
   else if (c.seqLens.empty() ||
@@ -150,7 +154,9 @@ std::string tq::presetName(int kbits, int vbits) {
 std::string tq::caseName(const TqCase &c) {
   std::ostringstream os;
   os << presetName(c.kbits, c.vbits) << " D=" << c.d << " Hq=" << c.hq << " Hkv=" << c.hkv
-     << " HEADS=" << c.headsPerProgram << " block_size=" << c.blockSize << " splits=" << c.numSplits
+     << " HEADS=" << c.headsPerProgram
+     << (c.kvHeadsPerProgram > 1 ? " kv-heads/program=" + std::to_string(c.kvHeadsPerProgram) : "")
+     << " block_size=" << c.blockSize << " splits=" << c.numSplits
      << " " << test::name(c.dtype) << (c.randomOrthogonalR ? " random-R" : " hadamard");
   if (c.valueScale != 1)
     os << " values*" << c.valueScale;
@@ -190,7 +196,7 @@ constexpr double kStage2Rows = 400;
 int64_t tq::waveSplits(int64_t sms, int64_t perSm, const TqCase &c) {
   int64_t b = int64_t(c.seqLens.size());
   int64_t seqLen = c.seqLens.empty() ? 0 : *std::max_element(c.seqLens.begin(), c.seqLens.end());
-  int64_t perSeq = c.hq / c.headsPerProgram, resident = std::max<int64_t>(sms * perSm, 1);
+  int64_t perSeq = c.hq / (c.headsPerProgram * c.kvHeadsPerProgram), resident = std::max<int64_t>(sms * perSm, 1);
   double stage2 = 1 + double(b * c.hq) / kStage2Rows;
   int64_t best = 1;
   double bestCost = 0;
@@ -289,7 +295,8 @@ KernelLaunch TqProblem::rotate() const {
 }
 
 KernelLaunch TqProblem::stage1() const {
-  return {{uint32_t(batch), uint32_t(c.hq / c.headsPerProgram), uint32_t(c.numSplits)},
+  return {{uint32_t(batch), uint32_t(c.hq / (c.headsPerProgram * c.kvHeadsPerProgram)),
+           uint32_t(c.numSplits)},
           {Arg::pointer(rotates(c) ? static_cast<const void *>(qf.data()) : q.data()),
            Arg::pointer(cache->bytes.data()),
            Arg::pointer(cache->codebook.data()), Arg::pointer(blockTable.data()),

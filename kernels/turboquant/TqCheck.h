@@ -31,8 +31,11 @@ struct TqCase {
   int64_t numSplits = 1;
   /// The activation type of q and o.
   test::Dtype dtype = test::Dtype::BF16;
-  /// Query heads per stage-1 program (HEADS); divides Hq / Hkv.
+  /// Query heads per stage-1 program and kv head (HEADS); divides Hq / Hkv.
   int64_t headsPerProgram = 4;
+  /// Kv heads per stage-1 program: 1, or Hkv for the page formulation (MMA
+  /// = 3, HEADS = Hq / Hkv: one program a sequence and split).
+  int64_t kvHeadsPerProgram = 1;
   /// A random orthogonal R instead of the normalised Hadamard matrix.
   bool randomOrthogonalR = false;
   /// The values' coordinates are N(0, valueScale^2); the queries' are scaled

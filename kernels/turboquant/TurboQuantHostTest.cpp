@@ -21,6 +21,7 @@
 
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -331,7 +332,8 @@ public:
   explicit HostBuilds(std::map<std::string, std::string> sources) : sources(std::move(sources)) {}
 
   /// The three kernels for case `c` with stage 1's BLOCK_T = blockT, MMA =
-  /// mma, MIN_N = minN and PAGE = page (when not 0), and stage 2's SPLITS =
+  /// mma, MIN_N = minN, PAGE = page (when not 0) and HKV = c.hkv (MMA = 3),
+  /// and stage 2's SPLITS =
   /// stage2 (-1: the launcher's tq::stage2Splits); "" or the compile error.
   std::string get(const TqCase &c, int blockT, int mma, TqKernels &out, int minN = 8,
                   int page = 0, int64_t stage2 = -1) {
@@ -351,6 +353,8 @@ public:
                                                  {"QT", rotates(c) ? "f32" : t}};
     if (page)
       stage1["PAGE"] = std::to_string(page);
+    if (mma == 3)
+      stage1["HKV"] = std::to_string(c.hkv);
     out.stage1 = kernel("turboquant_decode_stage1", stage1, err);
     int64_t splits2 = stage2 >= 0 ? stage2 : stage2Splits(c);
     out.stage2 = kernel("turboquant_decode_stage2",
@@ -642,16 +646,48 @@ TEST_F(TurboQuantHostTest, SpecialisedOnTheBlockSize) {
       }
 }
 
+/// The page formulation (MMA = 3: one program a sequence and split, a warp a
+/// kv head, each page staged whole): every MSE case of
+/// KernelsMatchTheReference whose Hkv is a power of two (block sizes 8, 16
+/// and 32; splits that start and end mid-page), with HEADS = the group, as
+/// NVIDIA (MIN_N = 8) and AMD (16) build it. Launched with another
+/// block_size, it reads no slot and o and lse are NaN.
+TEST_F(TurboQuantHostTest, PageFormulationMatchesTheReference) {
+  uint64_t seed = 5000;
+  double worst = 0;
+  for (int minN : {8, 16})
+    for (KernelCase k : kernelCases()) {
+      TqCase &c = k.c;
+      if (c.kbits == 8 || !std::has_single_bit(uint64_t(c.hkv)))
+        continue;
+      c.headsPerProgram = c.hq / c.hkv, c.kvHeadsPerProgram = c.hkv;
+      TqKernels kernels;
+      std::string name = caseName(c) + " MMA=3 MIN_N=" + std::to_string(minN);
+      TqResult r = checkCase(builds, c, 16, 3, minN, int(c.blockSize), seed++, name, kernels);
+      worst = std::max(worst, r.maxErrOverBound);
+      if (!kernels.stage1.launch || c.valueScale != 1)
+        continue;
+      c.blockSize *= 2;
+      r = runTqCase(kernels, c, seed++);
+      EXPECT_FALSE(r.pass) << name << " launched with block_size " << c.blockSize;
+      EXPECT_NE(r.error.find("nan"), std::string::npos) << name << ": " << r.error;
+    }
+  std::printf("largest err/bound: MMA=3 %.4f\n", worst);
+}
+
 TEST_F(TurboQuantHostTest, RoundTrip) {
-  for (int mma : {0, 1, 2}) {
+  for (int mma : {0, 1, 2, 3}) {
     uint64_t seed = 2000;
     for (auto [kb, vb] : {std::pair{4, 4}, {3, 4}, {8, 4}, {3, 3}}) {
+      if (mma == 3 && kb == 8)
+        continue; // the page formulation takes MSE keys
       TqCase c;
       c.kbits = kb, c.vbits = vb, c.hq = 8, c.hkv = 2, c.headsPerProgram = 4;
+      c.kvHeadsPerProgram = mma == 3 ? c.hkv : 1;
       c.seqLens = {1, 1, 1};
       TqKernels kernels;
       std::string name = caseName(c) + " MMA=" + std::to_string(mma);
-      std::string err = builds.get(c, 32, mma, kernels);
+      std::string err = builds.get(c, 32, mma, kernels, 8, mma == 3 ? int(c.blockSize) : 0);
       ASSERT_TRUE(err.empty()) << name << ": " << err;
       TqResult r = runRoundTrip(kernels, c, seed++);
       EXPECT_TRUE(r.pass) << name << ": " << r.error;

@@ -327,6 +327,7 @@ std::string selectRows(const LayoutVariant &v, const norms::Launcher &launch, in
 std::string dotChain(const LayoutVariant &v, const norms::Launcher &launch, int64_t programs,
                      std::mt19937_64 &rng) {
   int64_t G = programs * (v.defines.count("BB") ? define(v, "BB") : 1);
+  bool transposed = v.defines.count("TV") && define(v, "TV");
   const std::string &t = v.defines.at("T");
   int64_t bm = define(v, "BM"), bn = define(v, "BN"), bk = define(v, "BK"), bd = define(v, "BD");
   Operands x = randomOperand(t, size_t(G * bm * bk), rng);
@@ -360,7 +361,7 @@ std::string dotChain(const LayoutVariant &v, const norms::Launcher &launch, int6
       for (int64_t n = 0; n < bn; ++n) {
         double sum = 0, abs = 0, moved = 0;
         for (int64_t m = 0; m < bm; ++m) {
-          double wv = w.values[(g * bd + d) * bm + m];
+          double wv = w.values[transposed ? (g * bm + m) * bd + d : (g * bd + d) * bm + m];
           sum += wv * p[m * bn + n];
           abs += std::fabs(wv * p[m * bn + n]);
           moved += std::fabs(wv) * pTol[m * bn + n];
@@ -564,20 +565,25 @@ std::vector<LayoutVariant> tile::layouts::layoutVariants() {
                    w});
   // The same as batched dots: a warp a problem (TurboQuant's kv heads), two
   // and four warps a problem (with four, plain dots of the third's shapes
-  // take wgmma on sm_90a; a batch's take mma.sync), two problems a warp.
-  for (auto [bb, bm, bn, bk, bd, w, bf16] :
-       std::vector<std::array<unsigned, 7>>{{8, 16, 8, 16, 16, 8, 0},
-                                            {2, 32, 16, 32, 64, 4, 1},
-                                            {2, 64, 64, 64, 64, 8, 0},
-                                            {4, 64, 16, 64, 32, 8, 1},
-                                            {8, 16, 8, 32, 16, 4, 0}})
+  // take wgmma on sm_90a; a batch's take mma.sync), two problems a warp; v
+  // read through a batched trans (tv): TurboQuant's P V (a kv head's 128
+  // value coordinates by its 16 tokens a warp), and two problems a warp.
+  for (auto [bb, bm, bn, bk, bd, w, bf16, tv] :
+       std::vector<std::array<unsigned, 8>>{{8, 16, 8, 16, 16, 8, 0, 0},
+                                            {2, 32, 16, 32, 64, 4, 1, 0},
+                                            {2, 64, 64, 64, 64, 8, 0, 0},
+                                            {4, 64, 16, 64, 32, 8, 1, 0},
+                                            {8, 16, 8, 32, 16, 4, 0, 0},
+                                            {8, 16, 8, 256, 128, 8, 0, 1},
+                                            {4, 32, 16, 16, 32, 2, 1, 1}})
     out.push_back({"batched_chain",
                    {{"T", bf16 ? "bf16" : "f16"},
                     {"BB", std::to_string(bb)},
                     {"BM", std::to_string(bm)},
                     {"BN", std::to_string(bn)},
                     {"BK", std::to_string(bk)},
-                    {"BD", std::to_string(bd)}},
+                    {"BD", std::to_string(bd)},
+                    {"TV", std::to_string(tv)}},
                    w});
   // Pages staged whole and gathered from the stage, each stage holding the live
   // elements only: a small table over 4 warps; TurboQuant's page (8576

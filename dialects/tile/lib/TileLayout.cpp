@@ -123,13 +123,14 @@ RankedTensorType mlir::tileir::withLayout(Type type, Attribute layout) {
 
 DistributedLayoutAttr mlir::tileir::transposeLayout(DistributedLayoutAttr layout,
                                                     ArrayRef<int64_t> shape) {
-  // [A, B]: index bits [0, lb) are the column, [lb, lb + la) the row; in the
-  // transpose [B, A] the old row bits come first.
-  int64_t la = llvm::Log2_64(shape[0]), lb = llvm::Log2_64(shape[1]);
+  // [..., A, B]: index bits [0, lb) are the column, [lb, lb + la) the row
+  // and the rest the batch; in the transpose [..., B, A] the old row bits
+  // come first and the batch's stay.
+  int64_t la = llvm::Log2_64(shape[shape.size() - 2]), lb = llvm::Log2_64(shape.back());
   auto map = [&](ArrayRef<int64_t> list) {
     SmallVector<int64_t> out;
     for (int64_t bit : list)
-      out.push_back(bit < 0 ? -1 : bit < lb ? bit + la : bit - lb);
+      out.push_back(bit < 0 ? -1 : bit < lb ? bit + la : bit < la + lb ? bit - lb : bit);
     return out;
   };
   return DistributedLayoutAttr::get(layout.getContext(), map(layout.getReg()),

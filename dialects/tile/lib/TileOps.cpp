@@ -7,6 +7,7 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/PatternMatch.h"
+#include "llvm/Support/InterleavedRange.h"
 
 using namespace mlir;
 using namespace mlir::tileir;
@@ -219,10 +220,12 @@ LogicalResult DotOp::verify() {
 LogicalResult TransOp::verify() {
   auto src = getSrc().getType();
   auto res = cast<RankedTensorType>(getType());
-  if (res.getDimSize(0) != src.getDimSize(1) || res.getDimSize(1) != src.getDimSize(0))
-    return emitOpError() << "result shape " << res.getDimSize(0) << "x" << res.getDimSize(1)
-                         << " is not the transpose of " << src.getDimSize(0) << "x"
-                         << src.getDimSize(1);
+  SmallVector<int64_t> want(src.getShape());
+  std::swap(want[want.size() - 2], want.back());
+  if (res.getShape() != ArrayRef<int64_t>(want))
+    return emitOpError() << "result shape " << llvm::interleaved(res.getShape(), "x")
+                         << " is not " << llvm::interleaved(src.getShape(), "x")
+                         << " with its last two dimensions swapped";
   return success();
 }
 

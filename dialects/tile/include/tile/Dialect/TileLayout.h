@@ -39,8 +39,9 @@ DistributedLayoutAttr dropDimensions(DistributedLayoutAttr layout, ArrayRef<int6
 DistributedLayoutAttr insertDimension(DistributedLayoutAttr reduced, ArrayRef<int64_t> shape,
                                       int64_t dim);
 
-/// The layout of the transpose of a 2-D tile of `shape` laid out as
-/// `layout`: the same threads and registers, the dimensions' bits swapped.
+/// The layout of the transpose (the last two dimensions swapped) of a 2-D or
+/// 3-D tile of `shape` laid out as `layout`: the same threads and registers,
+/// those dimensions' bits swapped.
 DistributedLayoutAttr transposeLayout(DistributedLayoutAttr layout, ArrayRef<int64_t> shape);
 
 /// The layout of a batch of `batch` tiles, each laid out as `layout` (a

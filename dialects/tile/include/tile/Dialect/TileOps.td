@@ -196,13 +196,15 @@ def Tile_ReshapeOp : Tile_Op<"reshape", [Pure, SameOperandsAndResultElementType]
 }
 
 def Tile_TransOp : Tile_Op<"trans", [Pure, SameOperandsAndResultElementType]> {
-  let summary = "transpose a 2-D tile";
+  let summary = "transpose a tile's last two dimensions";
   let description = [{
-    result[j, i] = src[i, j]. On GPU targets it moves no data: the result's
-    layout is the source's with the roles of the two dimensions swapped.
+    result[j, i] = src[i, j] for a 2-D tile; result[b, j, i] = src[b, i, j]
+    for a 3-D one (a batch of transposes). On GPU targets it moves no data:
+    the result's layout is the source's with the roles of the last two
+    dimensions swapped.
   }];
-  let arguments = (ins 2DTensorOf<[AnyType]>:$src);
-  let results = (outs 2DTensorOf<[AnyType]>:$result);
+  let arguments = (ins TensorRankOf<[AnyType], [2, 3]>:$src);
+  let results = (outs TensorRankOf<[AnyType], [2, 3]>:$result);
   let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
   let hasVerifier = 1;
 }
