@@ -3,7 +3,8 @@
 # to the payload's own (run scripts/gpu-artifacts.sh first):
 #   scripts/tq-variant.sh NAME DIR [tilec compile arguments...]
 # copies tq-gpu and the payload's TurboQuant builds into .carry/gpu/NAME and
-# rebuilds there every `.mma.tok[.pN][.cK]` build of tq-builds.txt from DIR (a copy
+# rebuilds there every `.mma.tok[.pN][.cK]` build (FORM=page: every `.page`
+# build, formulation 3) of tq-builds.txt from DIR (a copy
 # of kernels/turboquant with the variant's edits: one .tile file per kernel,
 # scripts/tq-compile.sh) with the extra arguments appended (a later -D wins),
 # and every stage-2 build from DIR as it is. Then re-pack and, on the device,
@@ -25,7 +26,12 @@ fi
 out=$gpu/$name
 rm -rf "$out" && mkdir -p "$out"
 cp "$gpu/tq-gpu" "$gpu"/turboquant_* "$out/"
-grep -E '\.mma\.tok(\.p[0-9]+)?(\.c[0-9]+)? ' "$gpu/tq-builds.txt" | scripts/tq-compile.sh "$out" "$dir" "$@" --no-cache
+if [ "${FORM:-}" = page ]; then
+  pattern='\.page '
+else
+  pattern='\.mma\.tok(\.p[0-9]+)?(\.c[0-9]+)? '
+fi
+grep -E "$pattern" "$gpu/tq-builds.txt" | scripts/tq-compile.sh "$out" "$dir" "$@" --no-cache
 grep '^turboquant_decode_stage2\.' "$gpu/tq-builds.txt" |
   scripts/tq-compile.sh "$out" "$dir" --no-cache
 tar -C .carry -cJf .carry/payload.tar.xz gpu anchors

@@ -88,9 +88,23 @@ std::string rotateBuild(const TqCase &c) {
 
 /// Stage 1's formulations (its MMA parameter): the suffix of their builds
 /// and their extra tilec arguments.
-constexpr int kFormulations = 3;
+constexpr int kFormulations = 4;
 const char *formulationSuffix(int mma) {
-  return mma == 0 ? "" : mma == 1 ? ".mma" : ".mma.tok";
+  return mma == 0 ? "" : mma == 1 ? ".mma" : mma == 2 ? ".mma.tok" : ".page";
+}
+
+/// Whether formulation `mma` serves case `c`: the page formulation (MMA = 3)
+/// takes MSE keys and a power-of-two Hkv.
+bool serves(const TqCase &c, int mma) {
+  return mma != 3 || (c.kbits != 8 && (c.hkv & (c.hkv - 1)) == 0);
+}
+
+/// `c` as formulation `mma` runs it: the page formulation's programs take
+/// every kv head of a sequence, each with its whole group.
+TqCase formulationCase(TqCase c, int mma) {
+  if (mma == 3)
+    c.headsPerProgram = c.hq / c.hkv, c.kvHeadsPerProgram = c.hkv;
+  return c;
 }
 /// MMA = 2 specialises on the cache's block size (PAGE, its two scalar page
 /// loads a block) where that measured faster on the H200 (bench/RESULTS.md run
@@ -122,6 +136,11 @@ std::string formulationArgs(const TqCase &c, int mma) {
   // chooses (168; 128 took 1.04-1.06x, 152 0.993-1.026x); BLOCK_T 32 1.02-1.44x.
   // --scalarize (LLVM's Scalarizer before -O; run 88): 3-bit keys 0.955-0.975x (the loop 684
   // -> 562 PTX ops), 4-bit keys 0.949-0.960x with the group's heads, but 1.075x with one.
+  // The page formulation: a warp a kv head, scalarized (its probe's load path
+  // 1.25x faster so, bench/RESULTS.md run 135).
+  if (mma == 3)
+    return " -D MMA=3 --num-warps=" + std::to_string(c.hkv) + " -D HKV=" + std::to_string(c.hkv) +
+           " -D PAGE=" + std::to_string(c.blockSize) + " --scalarize";
   if (mma == 2)
     return std::string(" -D MMA=2 --num-warps=1 -D BLOCK_T=16") +
            (kbits == 8   ? " --max-registers=128"
@@ -135,7 +154,7 @@ std::string formulationArgs(const TqCase &c, int mma) {
 /// Warps a program of each formulation runs: with --programs-per-sm N the
 /// splits keep the warps per SM of N four-warp programs (N scales with 4 /
 /// warps).
-int formulationWarps(int mma) { return mma == 2 ? 1 : 4; }
+int formulationWarps(const TqCase &c, int mma) { return mma == 3 ? int(c.hkv) : mma == 2 ? 1 : 4; }
 
 std::string stage1Build(const TqCase &c, int mma) {
   int64_t k = ctaPrograms(c, mma);
@@ -241,7 +260,8 @@ std::vector<std::pair<std::string, std::string>> allBuilds() {
   std::vector<std::pair<std::string, std::string>> builds;
   for (int mma = 0; mma < kFormulations; ++mma)
     for (const TqCase &c : cases)
-      for (const auto &build : buildsOf(c, mma))
+      for (const auto &build : serves(c, mma) ? buildsOf(formulationCase(c, mma), mma)
+                                              : std::vector<std::pair<std::string, std::string>>{})
         if (std::find(builds.begin(), builds.end(), build) == builds.end())
           builds.push_back(build);
   return builds;
@@ -276,7 +296,10 @@ int runChecks(Builds &builds, int64_t only) {
       continue;
     uint64_t seed = 3000;
     std::string tag = " MMA=" + std::to_string(mma);
-    for (const TqCase &c : checkCases()) {
+    for (TqCase c : checkCases()) {
+      if (!serves(c, mma))
+        continue;
+      c = formulationCase(c, mma);
       TqResult r = runTqCase(builds.kernels(c, mma), c, seed++);
       ++cases;
       failures += !r.pass;
@@ -284,6 +307,9 @@ int runChecks(Builds &builds, int64_t only) {
                   r.maxErrOverBound, verdict(r), r.error.c_str());
     }
     for (TqCase c : benchPresets()) {
+      if (!serves(c, mma))
+        continue;
+      c = formulationCase(c, mma);
       c.seqLens = {1, 1, 1, 1};
       TqResult r = runRoundTrip(builds.kernels(c, mma), c, seed++);
       ++cases;
@@ -564,12 +590,14 @@ int runBench(cuda::Driver &driver, Builds &builds, bool checkOnly, int64_t perSm
           uint64_t shapeSeed = seed++;
           if (!wanted(shapes, name, b, seqLen))
             continue;
-          TqCase c = preset;
-          c.headsPerProgram = heads;
-          c.seqLens.assign(size_t(b), seqLen);
+          TqCase shape = preset;
+          shape.headsPerProgram = heads;
+          shape.seqLens.assign(size_t(b), seqLen);
           for (int mma = 0; mma < kFormulations; ++mma) {
-            if (only >= 0 && mma != only)
+            if ((only >= 0 && mma != only) || !serves(shape, mma) ||
+                (mma == 3 && heads != shape.hq / shape.hkv))
               continue;
+            TqCase c = formulationCase(shape, mma);
             BenchRow row{name, b, seqLen, heads, 0, mma, stage1Build(c, mma)};
             test::Variant &s1 = builds.at(row.stage1);
             err =
@@ -589,9 +617,11 @@ int runBench(cuda::Driver &driver, Builds &builds, bool checkOnly, int64_t perSm
             // with --programs-per-sm, or each of --splits.
             std::vector<int64_t> splitCounts = sweep.splits;
             if (splitCounts.empty())
-              splitCounts = {perSm ? defaultSplits(driver.multiprocessors(), b, c.hq / heads,
-                                                   seqLen, perSm * 4 / formulationWarps(mma))
-                                   : waveSplits(driver.multiprocessors(), row.perSM, c)};
+              splitCounts = {
+                  perSm ? defaultSplits(driver.multiprocessors(), b,
+                                        c.hq / (heads * c.kvHeadsPerProgram), seqLen,
+                                        std::max(perSm * 4 / formulationWarps(c, mma), int64_t(1)))
+                        : waveSplits(driver.multiprocessors(), row.perSM, c)};
             for (int64_t splits : splitCounts) {
               c.numSplits = splits;
               std::vector<int64_t> forms = sweep.stage2;
