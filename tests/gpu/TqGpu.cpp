@@ -137,10 +137,12 @@ std::string formulationArgs(const TqCase &c, int mma) {
   // --scalarize (LLVM's Scalarizer before -O; run 88): 3-bit keys 0.955-0.975x (the loop 684
   // -> 562 PTX ops), 4-bit keys 0.949-0.960x with the group's heads, but 1.075x with one.
   // The page formulation: a warp a kv head, scalarized (its probe's load path
-  // 1.25x faster so, bench/RESULTS.md run 135).
+  // 1.25x faster so, bench/RESULTS.md run 135), at most 128 registers (two
+  // 8-warp programs an SM, no spills: 1.19-1.24x the time of ptxas's 176-184,
+  // run 136).
   if (mma == 3)
     return " -D MMA=3 --num-warps=" + std::to_string(c.hkv) + " -D HKV=" + std::to_string(c.hkv) +
-           " -D PAGE=" + std::to_string(c.blockSize) + " --scalarize";
+           " -D PAGE=" + std::to_string(c.blockSize) + " --scalarize --max-registers=128";
   if (mma == 2)
     return std::string(" -D MMA=2 --num-warps=1 -D BLOCK_T=16") +
            (kbits == 8   ? " --max-registers=128"
