@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Where TurboQuant's time goes outside stage 1's block loop, on the GPU machine
 # in one device call (after tar -xJf .carry/payload.tar.xz -C .carry):
-#   bash .carry/gpu/tq-ncu.sh            (S= picks the shape, default k8v4:32:8192)
+#   bash .carry/gpu/tq-ncu.sh            (S= picks the shape, default k8v4:32:8192;
+#                                         FORM= the formulation, default 2)
 # Profiles the first stage-1 and the first stage-2 launch of that shape (the
 # group's HEADS, formulation 2: tq-gpu times HEADS = group first) with Nsight
 # Compute: elapsed cycles against each SM's active cycles (min, mean, max: the
@@ -17,6 +18,6 @@ metrics+=,dram__bytes_read.sum,dram__throughput.avg.pct_of_peak_sustained_elapse
 for stage in stage1 stage2; do
   timeout 240 ncu --metrics "$metrics" --section WarpStateStats --section SchedulerStats \
     -k "regex:turboquant_decode_$stage" -c 1 \
-    ./tq-gpu . --formulation 2 --bench-only --shape "$S" >"$OUT/ncu-$stage.txt" 2>&1
+    ./tq-gpu . --formulation "${FORM:-2}" --bench-only --shape "$S" >"$OUT/ncu-$stage.txt" 2>&1
   echo "$stage: rc $?"
 done
