@@ -5,13 +5,14 @@
 //
 //   DIR/turboquant_rotate.<T>.d<D>.ptx                  (MSE keys only)
 //   DIR/turboquant_decode_stage1.d<D>.k<KBITS>v<VBITS>[.<T>].h<HEADS>
-//       [.mma|.mma.tok[.p<PAGE>][.c8]].ptx
+//       [.mma|.mma.tok[.p<PAGE>][.c8]|.page].ptx
 //                                       (<T>: fp8 keys, whose stage 1 reads q)
 //   DIR/turboquant_decode_stage2.<T>.d<D>[.s16].ptx
 //
 // (e.g. turboquant_decode_stage1.d128.k4v4.h4.ptx; `tq-gpu --list` prints
-// every build with its tilec compile arguments). Stage 1 comes in three
-// formulations, and every check and timing row runs with each: the CUDA-core
+// every build with its tilec compile arguments). Stage 1 comes in four
+// formulations, and every check and timing row runs with each that serves it
+// (the page formulation: MSE keys, Hkv a power of two, HEADS = group): the CUDA-core
 // products (MMA = 0, no suffix), both products on the matrix units with the
 // hand-made register pipeline (`.mma`: -D MMA=1 -D BLOCK_T=32, which keeps
 // ptxas from spilling) and on the matrix units with tokens as M, one warp a
@@ -20,7 +21,10 @@
 // registers and fp8 keys to 128; 3 or 4x the programs per SM; `.p16`: also
 // -D PAGE=16, specialised on the cache's block size, for 3-bit keys and one
 // head a program; `.c8`: --programs-per-cta=8, fp8 keys where Hq / HEADS is
-// a multiple of 8). Stage 2 comes in two forms, one split at a time and
+// a multiple of 8), and one program a (sequence, split) with a warp a kv
+// head, each page of the cache staged whole in shared memory (`.page`: -D
+// MMA=3 --num-warps=Hkv -D HKV=Hkv -D PAGE=16 --scalarize
+// --max-registers=128). Stage 2 comes in two forms, one split at a time and
 // `.s16` (-D SPLITS=16: 16 at a time), and a launch takes the one
 // tq::stage2Splits picks for its split count and rows.
 //
