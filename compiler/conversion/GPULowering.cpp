@@ -92,6 +92,18 @@ Value mlir::tileir::sharedAddress(OpBuilder &b, Location loc, const GPUTargetInf
   return LLVM::GEPOp::create(b, loc, ptrType, b.getI8Type(), array, ValueRange{byte});
 }
 
+int64_t mlir::tileir::stageDataBytes(StageBufferOp stages) {
+  return stages.getBytes() - (stages->hasAttr(kStageBulkAttr) ? 8 * stages.getStages() : 0);
+}
+
+Value mlir::tileir::stageBarrier(OpBuilder &b, Location loc, const GPUTargetInfo &target,
+                                 Operation *op, Value buffer, Value stage) {
+  auto stages = buffer.getDefiningOp<StageBufferOp>();
+  Value offset = arith::AddIOp::create(b, loc, i32Const(b, loc, stageDataBytes(stages)),
+                                       arith::MulIOp::create(b, loc, stage, i32Const(b, loc, 8)));
+  return sharedAddress(b, loc, target, op, offset);
+}
+
 Value mlir::tileir::insideLiveElements(OpBuilder &b, Location loc, Value buffer, Value index) {
   auto live = buffer.getDefiningOp()->getAttrOfType<IntegerAttr>(kStageLiveAttr);
   if (!live)
@@ -104,7 +116,7 @@ Value mlir::tileir::stageAddress(OpBuilder &b, Location loc, const GPUTargetInfo
                                  Operation *op, Value buffer, Value stage, Value index,
                                  int64_t elemBytes) {
   auto stages = buffer.getDefiningOp<StageBufferOp>();
-  int64_t stageBytes = stages.getBytes() / stages.getStages();
+  int64_t stageBytes = stageDataBytes(stages) / stages.getStages();
   Value byte = arith::MulIOp::create(b, loc, index, i32Const(b, loc, elemBytes));
   if (stages.getSwizzled()) // chunk ^= row % 8
     byte = arith::XOrIOp::create(

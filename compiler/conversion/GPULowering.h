@@ -3,6 +3,7 @@
 #define TILE_CONVERSION_GPULOWERING_H
 
 #include "tile/Analysis/AxisInfo.h"
+#include "tile/Dialect/TileDialect.h"
 #include "tile/Dialect/TileLayout.h"
 #include "tile/Target/GPUTarget.h"
 
@@ -67,6 +68,12 @@ Value sharedAddress(OpBuilder &b, Location loc, const GPUTargetInfo &target, Ope
 /// only the live elements).
 Value stageAddress(OpBuilder &b, Location loc, const GPUTargetInfo &target, Operation *op,
                    Value buffer, Value stage, Value index, int64_t elemBytes);
+/// The bytes of `stages`' tiles (without a bulk buffer's barriers).
+int64_t stageDataBytes(StageBufferOp stages);
+/// The shared address of the barrier of stage `stage` (i32) of a bulk
+/// buffer (kStageBulkAttr), for `op`, its copy or wait.
+Value stageBarrier(OpBuilder &b, Location loc, const GPUTargetInfo &target, Operation *op,
+                   Value buffer, Value stage);
 /// Whether element `index` (i32) is one of a trimmed stage's live elements
 /// (kStageLiveAttr: index < C), as an i1; null when `buffer`'s stages hold
 /// their whole tile.

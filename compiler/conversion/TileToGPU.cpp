@@ -186,15 +186,56 @@ struct PtrCastLowering : GPUPattern<PtrCastOp> {
   }
 };
 
-/// A ring buffer is an address (its users carry its offset): nothing remains.
+/// `then` in the program's first thread only.
+void inFirstThread(ConversionPatternRewriter &rewriter, Location loc, const GPUTargetInfo &target,
+                   Value also, llvm::function_ref<void()> then) {
+  Value first = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
+                                      target.threadId(rewriter, loc), i32Const(rewriter, loc, 0));
+  if (also)
+    first = arith::AndIOp::create(rewriter, loc, first, also);
+  OpBuilder::InsertionGuard guard(rewriter);
+  auto branch = scf::IfOp::create(rewriter, loc, first, /*withElseRegion=*/false);
+  rewriter.setInsertionPointToStart(&branch.getThenRegion().front());
+  then();
+}
+
+/// A ring buffer is an address (its users carry its offset): nothing remains
+/// but a bulk buffer's barriers, which one thread initialises here, before
+/// the first copy, and every thread sees initialised past the barrier.
 struct StageBufferLowering : GPUPattern<StageBufferOp> {
   using GPUPattern::GPUPattern;
   LogicalResult matchAndRewrite(StageBufferOp op, OpAdaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOp(op, i32Const(rewriter, op.getLoc(), 0));
+    Location loc = op.getLoc();
+    const GPUTargetInfo &target = lowering.target;
+    if (op->hasAttr(kStageBulkAttr)) {
+      Value first =
+          sharedAddress(rewriter, loc, target, op, i32Const(rewriter, loc, stageDataBytes(op)));
+      inFirstThread(rewriter, loc, target, Value(),
+                    [&] { target.initBarriers(rewriter, loc, first, op.getStages()); });
+      target.barrier(rewriter, loc);
+    }
+    rewriter.replaceOp(op, i32Const(rewriter, loc, 0));
     return success();
   }
 };
+
+/// The copy of a bulk buffer's stage (kStageBulkAttr): the first thread copies
+/// the whole run, from its first element's pointer, if that element's mask
+/// (the iteration being in the loop) holds.
+void bulkCopyStage(AsyncCopyOp op, ArrayRef<Value> ptrs, ArrayRef<Value> masks, Value stage,
+                   ConversionPatternRewriter &rewriter, const GPUTargetInfo &target) {
+  Location loc = op.getLoc();
+  auto stages = op.getBuffer().getDefiningOp<StageBufferOp>();
+  int64_t bytes = stageDataBytes(stages) / stages.getStages();
+  Type elem = cast<PointerType>(getElementTypeOrSelf(op.getPtr().getType())).getPointee();
+  Value dst = stageAddress(rewriter, loc, target, op, op.getBuffer(), stage,
+                           i32Const(rewriter, loc, 0), byteWidth(elem));
+  Value barrier = stageBarrier(rewriter, loc, target, op, op.getBuffer(), stage);
+  Value src = globalPointer(rewriter, loc, target, ptrs.front());
+  inFirstThread(rewriter, loc, target, masks.empty() ? Value() : masks.front(),
+                [&] { target.bulkCopy(rewriter, loc, dst, src, bytes, barrier); });
+}
 
 /// Each thread copies the elements its pointers' layout gives it to their
 /// row-major places in the stage: asynchronously where the target can (runs
@@ -215,6 +256,12 @@ struct AsyncCopyLowering : GPUPattern<AsyncCopyOp> {
     SmallVector<Value> masks;
     if (adaptor.getMask())
       masks = unpack(rewriter, loc, adaptor.getMask());
+    if (op.getBuffer().getDefiningOp()->hasAttr(kStageBulkAttr)) {
+      // Thread 0's first element is the tile's first (layouts map 0 to 0).
+      bulkCopyStage(op, ptrs, masks, adaptor.getStage(), rewriter, target);
+      rewriter.eraseOp(op);
+      return success();
+    }
     Value always = arith::ConstantOp::create(rewriter, loc, rewriter.getBoolAttr(true));
     Value base = threadIndex(rewriter, loc, target, layout);
     for (int64_t r = 0; r < layout.getNumRegisters(); r += width) {
@@ -274,6 +321,20 @@ struct AsyncWaitLowering : GPUPattern<AsyncWaitOp> {
     if (swizzled)
       lowering.target.matrixReadFence(rewriter, op.getLoc());
     lowering.target.barrier(rewriter, op.getLoc());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// Waits for the bulk copy into a stage: its barrier's phase of that parity.
+struct StageWaitLowering : GPUPattern<StageWaitOp> {
+  using GPUPattern::GPUPattern;
+  LogicalResult matchAndRewrite(StageWaitOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    const GPUTargetInfo &target = lowering.target;
+    Value barrier =
+        stageBarrier(rewriter, op.getLoc(), target, op, op.getBuffer(), adaptor.getStage());
+    target.waitBarrier(rewriter, op.getLoc(), barrier, adaptor.getPhase());
     rewriter.eraseOp(op);
     return success();
   }
@@ -537,11 +598,10 @@ struct ConvertTileToGPU : mlir::tileir::impl::ConvertTileToGPUBase<ConvertTileTo
     RewritePatternSet patterns(mctx);
     patterns.add<ProgramIdLowering, NumProgramsLowering, RangeLowering, SplatLowering,
                  AddPtrLowering, PtrCastLowering, LoadLowering, StoreLowering, StageBufferLowering,
-               AsyncCopyLowering, AsyncCommitLowering, AsyncWaitLowering, AtomicAddLowering,
+                 AsyncCopyLowering, AsyncCommitLowering, AsyncWaitLowering, AtomicAddLowering,
                  GridDependencyLowering<GridDependencyWaitOp, true>,
-                 GridDependencyLowering<GridDependencyLaunchOp, false>,
-               StageReadLowering>(
-        converter, mctx, lowering);
+                 GridDependencyLowering<GridDependencyLaunchOp, false>, StageReadLowering,
+                 StageWaitLowering>(converter, mctx, lowering);
     populateLayoutPatterns(converter, patterns, lowering);
     patterns.add<ElementwiseLowering>(converter, mctx);
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns, converter);

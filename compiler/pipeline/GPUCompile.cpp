@@ -34,7 +34,11 @@ void tile::buildGPULayoutPipeline(mlir::OpPassManager &pm, const CompileOptions 
   // layout merge, before shared memory is placed for what remains.
   pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(mlir::createCSEPass());
-  pm.addPass(mlir::tileir::createPipelineLoads());
+  mlir::tileir::PipelineLoadsOptions pipeline;
+  std::string error;
+  auto target = mlir::tileir::createGPUTargetInfo(options.target, error);
+  pipeline.bulkCopies = target && target->hasBulkCopy();
+  pm.addPass(mlir::tileir::createPipelineLoads(pipeline));
   pm.addPass(mlir::tileir::createAllocateShared());
 }
 

@@ -21,6 +21,7 @@
 // them is copied, and their lookups give 0.
 //
 //===----------------------------------------------------------------------===//
+#include "tile/Analysis/AxisInfo.h"
 #include "tile/Analysis/SharedMemory.h"
 #include "tile/Dialect/TileDialect.h"
 #include "tile/Dialect/TileLayout.h"
@@ -187,9 +188,23 @@ void replaceLoad(LoadOp load, Value value) {
   convert->erase();
 }
 
+/// Whether a stage of `load`'s tile (its first `live` elements; all of them
+/// when `live` < 0) is one run of consecutive, 16-byte aligned global
+/// addresses whose bytes are a multiple of 16: the shape of a bulk copy.
+bool isBulkRun(LoadOp load, int64_t live, const AxisInfoAnalysis &axis) {
+  auto type = cast<RankedTensorType>(load.getType());
+  if (type.getRank() != 1 || (load.getMask() && live < 0))
+    return false;
+  int64_t count = live < 0 ? type.getNumElements() : live;
+  int64_t bytes = count * std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+  AxisInfo ptr = axis.get(load.getPtr());
+  return ptr.contiguity >= count && ptr.divisibility % 16 == 0 && bytes % 16 == 0;
+}
+
 class Pipeliner {
 public:
-  Pipeliner(scf::ForOp loop, int64_t stages) : loop(loop), stages(stages) {}
+  Pipeliner(scf::ForOp loop, int64_t stages, const AxisInfoAnalysis *bulkAxis)
+      : loop(loop), stages(stages), bulkAxis(bulkAxis) {}
 
   void run() {
     // Only loads every iteration runs (none inside a branch): the copies
@@ -213,6 +228,7 @@ public:
     OpBuilder b(loop);
     Location loc = loop.getLoc();
     SmallVector<Value> buffers;
+    bool bulk = false;
     for (Candidate &c : candidates) {
       auto type = cast<RankedTensorType>(c.load.getType());
       int64_t elementBytes = std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
@@ -220,6 +236,11 @@ public:
       int64_t bytes = (live < 0 ? type.getNumElements() * elementBytes
                                 : llvm::alignTo(live * elementBytes, 16)) *
                       stages;
+      // One bulk copy a stage, completing on the stage's barrier (8 bytes
+      // each, after the data), where the loop stages this load alone.
+      bulk = bulkAxis && candidates.size() == 1 && isBulkRun(c.load, live, *bulkAxis);
+      if (bulk)
+        bytes += 8 * stages;
       DotOp dot = stageReadingDot(c.load);
       if (dot) {
         dot->removeAttr(kDotStagingAttr);
@@ -230,6 +251,8 @@ public:
                                           dot ? b.getUnitAttr() : UnitAttr());
       if (live >= 0)
         buffer->setAttr(kStageLiveAttr, b.getI64IntegerAttr(live));
+      if (bulk)
+        buffer->setAttr(kStageBulkAttr, b.getUnitAttr());
       buffers.push_back(buffer);
     }
     // Prologue: iterations 0 .. S-2 into stages 0 .. S-2.
@@ -249,6 +272,12 @@ public:
     Value stage = toI32(b, arith::RemSIOp::create(b, loc, n, constant(b, stages, ivType())));
     AsyncWaitOp::create(b, candidates.front().load.getLoc(), buffers.front(),
                         b.getI32IntegerAttr(int32_t(pending)));
+    if (bulk) // the copies into a stage alternate its barrier's phase
+      StageWaitOp::create(
+          b, loc, buffers.front(), stage,
+          toI32(b, arith::RemSIOp::create(
+                       b, loc, arith::DivSIOp::create(b, loc, n, constant(b, stages, ivType())),
+                       constant(b, 2, ivType()))));
     Value ahead = arith::AddIOp::create(
         b, loc, iv,
         arith::MulIOp::create(b, loc, loop.getStep(), constant(b, stages - 1, ivType())));
@@ -323,18 +352,29 @@ private:
 
   scf::ForOp loop;
   int64_t stages;
+  /// The kernel's AxisInfo where the target has bulk copies, else null.
+  const AxisInfoAnalysis *bulkAxis;
 };
 
 struct PipelineLoads : mlir::tileir::impl::PipelineLoadsBase<PipelineLoads> {
+  using PipelineLoadsBase::PipelineLoadsBase;
+
   void runOnOperation() override {
-    SmallVector<std::pair<scf::ForOp, int64_t>> loops;
-    getOperation().walk([&](scf::ForOp loop) {
-      if (auto stages = loop->getAttrOfType<IntegerAttr>(kNumStagesAttr))
-        if (stages.getInt() >= 2)
-          loops.push_back({loop, stages.getInt()});
-    });
-    for (auto [loop, stages] : loops)
-      Pipeliner(loop, stages).run();
+    for (auto func : getOperation().getOps<func::FuncOp>()) {
+      SmallVector<std::pair<scf::ForOp, int64_t>> loops;
+      func.walk([&](scf::ForOp loop) {
+        if (auto stages = loop->getAttrOfType<IntegerAttr>(kNumStagesAttr))
+          if (stages.getInt() >= 2)
+            loops.push_back({loop, stages.getInt()});
+      });
+      // Analysed before any loop is rewritten: the candidates' pointers are
+      // the kernel's own values.
+      std::optional<AxisInfoAnalysis> axis;
+      if (bulkCopies && !loops.empty())
+        axis.emplace(func);
+      for (auto [loop, stages] : loops)
+        Pipeliner(loop, stages, axis ? &*axis : nullptr).run();
+    }
   }
 };
 

@@ -238,6 +238,38 @@ public:
   void matrixReadFence(OpBuilder &b, Location loc) const override {
     nvptx::asyncProxyFence(b, loc);
   }
+  // Bulk copies and mbarriers (sm_90+) as inline PTX that clobbers memory,
+  // shared addresses as 32-bit offsets.
+  bool hasBulkCopy() const override { return chip.name == "sm_90" || chip.name == "sm_90a"; }
+  void initBarriers(OpBuilder &b, Location loc, Value first, int64_t count) const override {
+    Value at = sharedOffset(b, loc, first);
+    for (int64_t i = 0; i < count; ++i)
+      effectAsm(b, loc, arith::AddIOp::create(b, loc, at, i32(b, loc, 8 * i)).getResult(),
+                "mbarrier.init.shared::cta.b64 [$0], 1;", "r,~{memory}");
+    effectAsm(b, loc, {}, "fence.mbarrier_init.release.cluster;", "~{memory}");
+  }
+  // The fence orders the threads' earlier reads of the stage (generic proxy,
+  // ended by the barrier before this call) before the copy's writes (async
+  // proxy).
+  void bulkCopy(OpBuilder &b, Location loc, Value dst, Value src, int64_t bytes,
+                Value barrier) const override {
+    Value global = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), src);
+    effectAsm(
+        b, loc,
+        {sharedOffset(b, loc, dst), global, sharedOffset(b, loc, barrier), i32(b, loc, bytes)},
+        "fence.proxy.async.shared::cta;\n\t"
+        "mbarrier.arrive.expect_tx.shared::cta.b64 _, [$2], $3;\n\t"
+        "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes "
+        "[$0], [$1], $3, [$2];",
+        "r,l,r,r,~{memory}");
+  }
+  void waitBarrier(OpBuilder &b, Location loc, Value barrier, Value phase) const override {
+    effectAsm(b, loc, {sharedOffset(b, loc, barrier), phase},
+              "{\n\t.reg .pred done;\n\twait_${:uid}:\n\t"
+              "mbarrier.try_wait.parity.shared::cta.b64 done, [$0], $1;\n\t"
+              "@!done bra wait_${:uid};\n\t}",
+              "r,r,~{memory}");
+  }
   void asyncCommit(OpBuilder &b, Location loc) const override {
     NVVM::CpAsyncCommitGroupOp::create(b, loc);
   }
@@ -258,6 +290,23 @@ private:
     llvm::append_range(operands, bRegs);
     llvm::append_range(operands, c);
     return pureAsm(b, loc, resultType, operands, text, "=f,=f,=f,=f,r,r,r,r,r,r,f,f,f,f");
+  }
+
+  /// Inline PTX run for its effects (no result).
+  static void effectAsm(OpBuilder &b, Location loc, ValueRange operands, StringRef text,
+                        StringRef constraints) {
+    LLVM::InlineAsmOp::create(b, loc, Type(), operands, b.getStringAttr(text),
+                              b.getStringAttr(constraints), b.getUnitAttr(), UnitAttr(),
+                              LLVM::TailCallKindAttr(), LLVM::AsmDialectAttr(), ArrayAttr());
+  }
+
+  /// A shared-memory pointer as the 32-bit offset PTX addresses it by.
+  static Value sharedOffset(OpBuilder &b, Location loc, Value ptr) {
+    return LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), ptr);
+  }
+
+  static Value i32(OpBuilder &b, Location loc, int64_t v) {
+    return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(int32_t(v)));
   }
 
   /// Inline PTX without side effects (its result is all it does).

@@ -96,6 +96,13 @@ inline constexpr llvm::StringLiteral kGatherReadsStageAttr = "tile.gather_reads_
 /// (rounded up to 16 bytes) and nothing past them is copied or read: the
 /// lookups of elements past C give 0 (tile-pipeline-loads sets it).
 inline constexpr llvm::StringLiteral kStageLiveAttr = "tile.stage_live";
+/// On a tile.stage_buffer whose stage is one contiguous 16-byte aligned run
+/// of global memory (a 1-D load, unmasked or masked by `range < C`), on a
+/// target with bulk copies (NVIDIA sm_90): each stage is copied by one bulk
+/// copy that completes on the stage's barrier (8 bytes each, after the
+/// stages' data, counted in `bytes`), and tile.stage_wait waits for it
+/// (tile-pipeline-loads sets it).
+inline constexpr llvm::StringLiteral kStageBulkAttr = "tile.stage_bulk";
 /// The attribute holding a kernel's shared-memory bytes.
 inline constexpr llvm::StringLiteral kSharedBytesAttr = "tile.shared_bytes";
 /// On an scf.for: the `num_stages` of its `range`, the ring buffer depth

@@ -105,6 +105,19 @@ public:
   virtual void asyncCommit(OpBuilder &b, Location loc) const {}
   /// Waits until at most `pending` groups of this thread's copies are in flight.
   virtual void asyncWait(OpBuilder &b, Location loc, int64_t pending) const {}
+  /// Whether the target has bulk copies (one copy of a contiguous run of
+  /// global memory into shared memory, completing on a shared barrier).
+  virtual bool hasBulkCopy() const { return false; }
+  /// Initialises the `count` 8-byte barriers from `first` (shared) for one
+  /// arrival each; the caller runs it in one thread and synchronises after.
+  virtual void initBarriers(OpBuilder &b, Location loc, Value first, int64_t count) const {}
+  /// Starts the bulk copy of `bytes` (a multiple of 16; both addresses
+  /// 16-byte aligned) from global `src` to shared `dst`, to complete on
+  /// `barrier` (which this arrival expects it on); one thread calls it.
+  virtual void bulkCopy(OpBuilder &b, Location loc, Value dst, Value src, int64_t bytes,
+                        Value barrier) const {}
+  /// Waits until `barrier` completes the phase of parity `phase` (i32).
+  virtual void waitBarrier(OpBuilder &b, Location loc, Value barrier, Value phase) const {}
   /// Orders this thread's earlier shared-memory writes before the matrix
   /// unit's later reads of them (NVIDIA: wgmma reads through the async proxy).
   virtual void matrixReadFence(OpBuilder &b, Location loc) const {}

@@ -62,6 +62,11 @@ def PipelineLoads : Pass<"tile-pipeline-loads", "ModuleOp"> {
     its user wants, so a following layout conversion disappears). Loads whose
     address depends on other loads or on carried values are left alone.
   }];
+  let options = [
+    Option<"bulkCopies", "bulk-copies", "bool", "false",
+           "copy a stage that is one contiguous, 16-byte aligned run with one bulk copy "
+           "(NVIDIA sm_90: cp.async.bulk) where the loop stages one load">,
+  ];
   let dependentDialects = ["::mlir::tileir::TileDialect", "::mlir::arith::ArithDialect"];
 }
 

@@ -275,6 +275,18 @@ def Tile_AsyncWaitOp : Tile_Op<"async_wait", [MemoryEffects<[MemRead, MemWrite]>
   let assemblyFormat = "$buffer attr-dict";
 }
 
+def Tile_StageWaitOp : Tile_Op<"stage_wait", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "wait for the bulk copy into a stage of a ring buffer";
+  let description = [{
+    For a buffer with tile.stage_bulk, after the tile.async_wait of the same
+    iteration: waits until the bulk copy into stage `stage` has landed,
+    `phase` (0 or 1) being the parity of the copies into that stage so far
+    (iteration i of a loop of S stages: (i / S) mod 2).
+  }];
+  let arguments = (ins I32:$buffer, I32:$stage, I32:$phase);
+  let assemblyFormat = "$buffer `[` $stage `]` `phase` $phase attr-dict";
+}
+
 def Tile_StageReadOp : Tile_Op<"stage_read", [MemoryEffects<[MemRead]>]> {
   let summary = "read a stage of a ring buffer into registers";
   let description = [{
