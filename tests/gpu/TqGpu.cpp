@@ -142,7 +142,7 @@ std::string formulationArgs(const TqCase &c, int mma) {
   // -> 562 PTX ops), 4-bit keys 0.949-0.960x with the group's heads, but 1.075x with one.
   // The page formulation: a warp a kv head, scalarized (its probe's load path
   // 1.25x faster so, bench/RESULTS.md run 135), at most 128 registers (two
-  // 8-warp programs an SM, no spills: 1.19-1.24x the time of ptxas's 176-184,
+  // 8-warp programs an SM, no spills: 0.81-0.85x the time of ptxas's 176-184,
   // run 136).
   if (mma == 3)
     return " -D MMA=3 --num-warps=" + std::to_string(c.hkv) + " -D HKV=" + std::to_string(c.hkv) +
