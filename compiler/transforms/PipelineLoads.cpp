@@ -18,7 +18,12 @@
 // again: a large table (a page of a paged cache, say) costs one copy. Where
 // such a table is masked by `range < C` (a page padded to a power of two),
 // each stage holds its first C elements only (kStageLiveAttr): nothing past
-// them is copied, and their lookups give 0.
+// them is copied, and their lookups give 0. With bulk-copies (a target with
+// one-thread bulk copies: NVIDIA sm_90), a loop's only staged load whose stage
+// is one contiguous, 16-byte aligned run of global memory (AxisInfo) gets a
+// bulk buffer (kStageBulkAttr): each stage is copied by one bulk copy that
+// completes on the stage's barrier, and each iteration, after its wait,
+// waits on that barrier for the phase of its parity (tile.stage_wait).
 //
 //===----------------------------------------------------------------------===//
 #include "tile/Analysis/AxisInfo.h"

@@ -60,7 +60,11 @@ def PipelineLoads : Pass<"tile-pipeline-loads", "ModuleOp"> {
     (tile.async_copy, masked past the loop's end) and reads its tile where it
     is used (tile.stage_read, inside the branch that uses it, in the layout
     its user wants, so a following layout conversion disappears). Loads whose
-    address depends on other loads or on carried values are left alone.
+    address depends on other loads or on carried values are left alone. With
+    bulk-copies, a loop's only staged load whose stage is one contiguous,
+    16-byte aligned run is copied a stage at a time by one bulk copy
+    (tile.stage_bulk), each iteration waiting on its stage's barrier
+    (tile.stage_wait).
   }];
   let options = [
     Option<"bulkCopies", "bulk-copies", "bool", "false",
