@@ -389,9 +389,9 @@ def tq_goals(rep):
 
 SASS_OPCODE = re.compile(r"/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P[T0-9]+\s+)?([A-Z][A-Z0-9_]*)")
 # The opcode families the "disassembly is the oracle" asks about: matrix units (mma.sync:
-# HMMA; fp8 mma.sync on sm_89+: QMMA; wgmma: HGMMA/QGMMA), cp.async (LDGSTS), ldmatrix (LDSM),
-# and barriers.
-SASS_FAMILIES = ("HMMA", "QMMA", "HGMMA", "QGMMA", "IMMA", "LDGSTS", "LDSM", "BAR")
+# HMMA; fp8 mma.sync on sm_89+: QMMA; wgmma: HGMMA/QGMMA), cp.async (LDGSTS), cp.async.bulk
+# (UBLKCP), ldmatrix (LDSM), and barriers.
+SASS_FAMILIES = ("HMMA", "QMMA", "HGMMA", "QGMMA", "IMMA", "LDGSTS", "UBLKCP", "LDSM", "BAR")
 
 
 def parse_sass(text):

@@ -75,7 +75,7 @@ done
 # Cubins (ptxas here) of the kernels whose machine code the suite disassembles on the GPU
 # machine (cuobjdump -sass there): mma.sync and wgmma on f16 and fp8, fp8_mqa_logits (wgmma from
 # its cp.async ring buffer; one and two query rows per program),
-# TurboQuant stage 1 (the default build and .mma.tok's).
+# TurboQuant stage 1 (the default build, .mma.tok's and .page's).
 mkdir -p $out/sass
 $tilec compile tests/gpu/kernels/layouts.tile --kernel matmul -D T=f16 --target=$target \
   -o $out/sass/matmul.f16.cubin
@@ -94,6 +94,9 @@ $tilec compile kernels/turboquant/turboquant_decode_stage1.tile --kernel turboqu
 $tilec compile kernels/turboquant/turboquant_decode_stage1.tile --kernel turboquant_decode_stage1 \
   -D MMA=2 -D BLOCK_T=16 --num-warps=1 --assume kv_cache=16 --target=$target \
   -o $out/sass/turboquant_decode_stage1.k4v4.mma.tok.cubin
+$tilec compile kernels/turboquant/turboquant_decode_stage1.tile --kernel turboquant_decode_stage1 \
+  -D MMA=3 -D HKV=8 -D PAGE=16 --num-warps=8 --scalarize --max-registers=128 \
+  --assume kv_cache=16 --target=$target -o $out/sass/turboquant_decode_stage1.k4v4.page.cubin
 cp build/tests/gpu/norm-gpu build/tests/gpu/layout-gpu build/tests/gpu/mqa-gpu \
   build/bench/launch-overhead "$out/"
 
