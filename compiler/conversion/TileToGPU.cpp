@@ -186,17 +186,21 @@ struct PtrCastLowering : GPUPattern<PtrCastOp> {
   }
 };
 
-/// `then` in the program's first thread only.
-void inFirstThread(ConversionPatternRewriter &rewriter, Location loc, const GPUTargetInfo &target,
-                   Value also, llvm::function_ref<void()> then) {
-  Value first = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
-                                      target.threadId(rewriter, loc), i32Const(rewriter, loc, 0));
+/// Runs `body` in the program's first thread only (where `also` holds, if
+/// given).
+void inFirstThread(OpBuilder &b, Location loc, const GPUTargetInfo &target, Value also,
+                   function_ref<void(OpBuilder &)> body) {
+  Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, target.threadId(b, loc),
+                                      i32Const(b, loc, 0));
   if (also)
-    first = arith::AndIOp::create(rewriter, loc, first, also);
-  OpBuilder::InsertionGuard guard(rewriter);
-  auto branch = scf::IfOp::create(rewriter, loc, first, /*withElseRegion=*/false);
-  rewriter.setInsertionPointToStart(&branch.getThenRegion().front());
-  then();
+    first = arith::AndIOp::create(b, loc, first, also);
+  guarded(
+      b, loc, first, TypeRange(),
+      [&](OpBuilder &then) {
+        body(then);
+        return SmallVector<Value>();
+      },
+      [](OpBuilder &) { return SmallVector<Value>(); });
 }
 
 /// A ring buffer is an address (its users carry its offset): nothing remains
@@ -212,7 +216,7 @@ struct StageBufferLowering : GPUPattern<StageBufferOp> {
       Value first =
           sharedAddress(rewriter, loc, target, op, i32Const(rewriter, loc, stageDataBytes(op)));
       inFirstThread(rewriter, loc, target, Value(),
-                    [&] { target.initBarriers(rewriter, loc, first, op.getStages()); });
+                    [&](OpBuilder &b) { target.initBarriers(b, loc, first, op.getStages()); });
       target.barrier(rewriter, loc);
     }
     rewriter.replaceOp(op, i32Const(rewriter, loc, 0));
@@ -234,7 +238,7 @@ void bulkCopyStage(AsyncCopyOp op, ArrayRef<Value> ptrs, ArrayRef<Value> masks, 
   Value barrier = stageBarrier(rewriter, loc, target, op, op.getBuffer(), stage);
   Value src = globalPointer(rewriter, loc, target, ptrs.front());
   inFirstThread(rewriter, loc, target, masks.empty() ? Value() : masks.front(),
-                [&] { target.bulkCopy(rewriter, loc, dst, src, bytes, barrier); });
+                [&](OpBuilder &b) { target.bulkCopy(b, loc, dst, src, bytes, barrier); });
 }
 
 /// Each thread copies the elements its pointers' layout gives it to their
@@ -469,24 +473,16 @@ struct AtomicAddLowering : GPUPattern<AtomicAddOp> {
     const GPUTargetInfo &target = lowering.target;
     Value slot = sharedAddress(rewriter, loc, target, op, i32Const(rewriter, loc, 0));
     target.barrier(rewriter, loc);
-    Value leader = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
-                                         target.threadId(rewriter, loc), i32Const(rewriter, loc, 0));
-    guarded(
-        rewriter, loc, leader, TypeRange(),
-        [&](OpBuilder &b) {
-          Value ptr = globalPointer(b, loc, target, adaptor.getPtr());
-          // Fences around a relaxed add: LLVM 22's NVPTX backend emits a
-          // relaxed atom for an acq_rel atomicrmw (docs/toolchain-notes.md).
-          LLVM::FenceOp::create(b, loc, LLVM::AtomicOrdering::release, target.deviceScope());
-          Value old = LLVM::AtomicRMWOp::create(b, loc, LLVM::AtomicBinOp::add, ptr,
-                                                adaptor.getValue(),
-                                                LLVM::AtomicOrdering::monotonic,
-                                                target.deviceScope());
-          LLVM::FenceOp::create(b, loc, LLVM::AtomicOrdering::acquire, target.deviceScope());
-          LLVM::StoreOp::create(b, loc, old, slot);
-          return SmallVector<Value>();
-        },
-        [](OpBuilder &) { return SmallVector<Value>(); });
+    inFirstThread(rewriter, loc, target, Value(), [&](OpBuilder &b) {
+      Value ptr = globalPointer(b, loc, target, adaptor.getPtr());
+      // Fences around a relaxed add: LLVM 22's NVPTX backend emits a
+      // relaxed atom for an acq_rel atomicrmw (docs/toolchain-notes.md).
+      LLVM::FenceOp::create(b, loc, LLVM::AtomicOrdering::release, target.deviceScope());
+      Value old = LLVM::AtomicRMWOp::create(b, loc, LLVM::AtomicBinOp::add, ptr, adaptor.getValue(),
+                                            LLVM::AtomicOrdering::monotonic, target.deviceScope());
+      LLVM::FenceOp::create(b, loc, LLVM::AtomicOrdering::acquire, target.deviceScope());
+      LLVM::StoreOp::create(b, loc, old, slot);
+    });
     target.barrier(rewriter, loc);
     rewriter.replaceOp(op, LLVM::LoadOp::create(rewriter, loc, rewriter.getI32Type(), slot));
     return success();

@@ -23,6 +23,11 @@
 
 using namespace mlir;
 using namespace mlir::tileir;
+using nvptx::i32;
+
+Value nvptx::i32(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(int32_t(v)));
+}
 
 namespace {
 
@@ -39,10 +44,6 @@ int64_t stagedOffset(int64_t index, int64_t n, int64_t elemBytes) {
   int64_t row = index & (n - 1), byte = (index >> ln) * elemBytes;
   return byte / kSwizzleBytes * n * kSwizzleBytes + row * kSwizzleBytes +
          ((((byte >> 4) & 7) ^ (row & 7)) << 4) + (byte & 15);
-}
-
-Value i32(OpBuilder &b, Location loc, int64_t v) {
-  return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(int32_t(v)));
 }
 
 /// Bit `bit` of `tid` times `weight`.

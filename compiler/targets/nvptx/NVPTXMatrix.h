@@ -35,6 +35,9 @@ SmallVector<Value> lowerWgmma(OpBuilder &b, Location loc, Type elem, int64_t m, 
                               ArrayRef<Value> bRegs, ArrayRef<Value> acc, Value shared,
                               bool bInShared, Value tid);
 
+/// An i32 constant.
+Value i32(OpBuilder &b, Location loc, int64_t v);
+
 /// fence.proxy.async.shared::cta: this thread's shared-memory writes are
 /// ordered before later reads through the async proxy (wgmma).
 void asyncProxyFence(OpBuilder &b, Location loc);

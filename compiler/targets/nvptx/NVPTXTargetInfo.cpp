@@ -244,7 +244,7 @@ public:
   void initBarriers(OpBuilder &b, Location loc, Value first, int64_t count) const override {
     Value at = sharedOffset(b, loc, first);
     for (int64_t i = 0; i < count; ++i)
-      effectAsm(b, loc, arith::AddIOp::create(b, loc, at, i32(b, loc, 8 * i)).getResult(),
+      effectAsm(b, loc, arith::AddIOp::create(b, loc, at, nvptx::i32(b, loc, 8 * i)).getResult(),
                 "mbarrier.init.shared::cta.b64 [$0], 1;", "r,~{memory}");
     effectAsm(b, loc, {}, "fence.mbarrier_init.release.cluster;", "~{memory}");
   }
@@ -254,14 +254,14 @@ public:
   void bulkCopy(OpBuilder &b, Location loc, Value dst, Value src, int64_t bytes,
                 Value barrier) const override {
     Value global = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), src);
-    effectAsm(
-        b, loc,
-        {sharedOffset(b, loc, dst), global, sharedOffset(b, loc, barrier), i32(b, loc, bytes)},
-        "fence.proxy.async.shared::cta;\n\t"
-        "mbarrier.arrive.expect_tx.shared::cta.b64 _, [$2], $3;\n\t"
-        "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes "
-        "[$0], [$1], $3, [$2];",
-        "r,l,r,r,~{memory}");
+    effectAsm(b, loc,
+              {sharedOffset(b, loc, dst), global, sharedOffset(b, loc, barrier),
+               nvptx::i32(b, loc, bytes)},
+              "fence.proxy.async.shared::cta;\n\t"
+              "mbarrier.arrive.expect_tx.shared::cta.b64 _, [$2], $3;\n\t"
+              "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes "
+              "[$0], [$1], $3, [$2];",
+              "r,l,r,r,~{memory}");
   }
   void waitBarrier(OpBuilder &b, Location loc, Value barrier, Value phase) const override {
     effectAsm(b, loc, {sharedOffset(b, loc, barrier), phase},
@@ -303,10 +303,6 @@ private:
   /// A shared-memory pointer as the 32-bit offset PTX addresses it by.
   static Value sharedOffset(OpBuilder &b, Location loc, Value ptr) {
     return LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), ptr);
-  }
-
-  static Value i32(OpBuilder &b, Location loc, int64_t v) {
-    return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(int32_t(v)));
   }
 
   /// Inline PTX without side effects (its result is all it does).
